@@ -1,0 +1,128 @@
+//! Descriptor-relative primitives: opening the root, stepping through directories without
+//! following links, reading directory names, and `lstat` relative to a directory.
+
+use std::ffi::CStr;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+use rustix::io::Errno;
+
+use super::relpath::RelPath;
+use crate::config::ConfigError;
+
+/// Temp files of in-flight writes carry this prefix; walks never show them.
+pub(crate) const TEMP_PREFIX: &str = ".fsmcp-";
+/// …and this suffix.
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+
+/// Whether `name` is reserved for fsmcp's own temp files.
+pub(crate) fn is_temp_name(name: &str) -> bool {
+    name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
+}
+
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+/// Opens the configured root: lexically absolute against the working directory, the final
+/// component never a symbolic link.
+pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, ConfigError> {
+    let absolute = absolutize(path);
+    let stat = match rustix::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => stat,
+        Err(_) => return Err(ConfigError::new("root does not exist")),
+    };
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::Symlink => return Err(ConfigError::new("root must not be a symbolic link")),
+        FileType::Directory => {}
+        _ => return Err(ConfigError::new("root is not a directory")),
+    }
+    let fd = rustix::fs::openat(CWD, &absolute, DIR_FLAGS, Mode::empty())
+        .map_err(|_| ConfigError::new("root is not a directory"))?;
+    let opened = rustix::fs::fstat(&fd).map_err(|_| ConfigError::new("root does not exist"))?;
+    if opened.st_ino != stat.st_ino || opened.st_dev != stat.st_dev {
+        return Err(ConfigError::new("root must not be a symbolic link"));
+    }
+    Ok(fd)
+}
+
+/// `path.resolve` semantics: join with the working directory and fold `.`/`..` lexically.
+fn absolutize(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")).join(path)
+    };
+    let mut out = PathBuf::from("/");
+    for component in joined.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(part) => out.push(part),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Opens the directory `name` inside `parent` without following a link.
+pub(crate) fn open_dir_at(parent: impl AsFd, name: &str) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty())
+}
+
+/// Re-opens the root's own directory so a walk owns an independent read position.
+pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())
+}
+
+/// Steps from the root through every segment of `path`, each a real directory (never a link).
+/// `None` when a segment is missing, a link, or not a directory.
+pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd> {
+    let mut current = reopen(&root).ok()?;
+    for segment in path.segments() {
+        current = open_dir_at(&current, segment).ok()?;
+    }
+    Some(current)
+}
+
+/// `lstat` of `name` inside `dir`; any failure reads as "absent".
+pub(crate) fn lstat_at(dir: impl AsFd, name: &str) -> Option<Stat> {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()
+}
+
+/// The kind recorded in a `stat` result.
+pub(crate) fn file_type(stat: &Stat) -> FileType {
+    FileType::from_raw_mode(stat.st_mode)
+}
+
+/// Reads every name in `dir` (not `.`/`..`), calling `charge` once per entry as it is read so
+/// an oversized directory fails early. Names that are not UTF-8 are charged but not returned:
+/// a client could never name them.
+pub(crate) fn read_names<E>(
+    dir: impl AsFd,
+    mut charge: impl FnMut() -> Result<(), E>,
+) -> Result<Vec<String>, E> {
+    let mut names = Vec::new();
+    // `Dir::read_from` opens its own descriptor, so the caller's position is never shared.
+    let Ok(mut reader) = rustix::fs::Dir::read_from(dir) else {
+        return Ok(names);
+    };
+    while let Some(entry) = reader.read() {
+        let Ok(entry) = entry else { break };
+        let name: &CStr = entry.file_name();
+        let bytes = name.to_bytes();
+        if bytes == b"." || bytes == b".." {
+            continue;
+        }
+        charge()?;
+        if let Ok(text) = std::str::from_utf8(bytes)
+            && !is_temp_name(text)
+        {
+            names.push(text.to_owned());
+        }
+    }
+    Ok(names)
+}

@@ -1,0 +1,77 @@
+//! The confinement boundary. A [`Root`] holds a pinned directory descriptor, a [`Selector`] and
+//! the walk [`Limits`]; it is the only place in fsmcp that touches the filesystem, and it does so
+//! only relative to that descriptor, never following a symbolic link at any component.
+//!
+//! * [`RelPath`] parses client text into a path that cannot leave the root.
+//! * [`Selector`] answers which paths the root serves.
+//! * [`Root::inventory`] and [`Root::list`] are budgeted, sorted walks.
+//! * [`Root::open_for_read`] opens without following or blocking and returns a [`ReadFile`].
+//! * [`Root::replace_file`] commits a write atomically (temp file, fsync, rename).
+//!
+//! ```no_run
+//! use fsmcp::config::Limits;
+//! use fsmcp::root::{RelPath, Root, Selector};
+//! let selector = Selector::new(&["**".to_string()], &[], true);
+//! let root = Root::open(".", selector, Limits::default()).unwrap();
+//! let files = root.inventory(&RelPath::root()).unwrap();
+//! println!("{} files served", files.len());
+//! ```
+
+mod dir;
+mod error;
+mod identity;
+mod mutate;
+mod open;
+mod relpath;
+mod select;
+mod walk;
+
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+pub use error::RootError;
+pub use identity::Identity;
+pub use open::ReadFile;
+pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
+pub use select::{Glob, Selector, default_excludes, glob_to_regex};
+pub use walk::{EntryKind, FileEntry, ListEntry};
+
+use crate::config::{ConfigError, Limits};
+
+/// One served directory: the capability every filesystem access goes through.
+#[derive(Debug)]
+pub struct Root {
+    dir: OwnedFd,
+    selector: Selector,
+    limits: Limits,
+}
+
+impl Root {
+    /// Validates the limits, then pins `path` (resolved against the working directory) as a
+    /// root. The root itself must be a real directory, not a symbolic link.
+    pub fn open(
+        path: impl AsRef<Path>,
+        selector: Selector,
+        limits: Limits,
+    ) -> Result<Root, ConfigError> {
+        if !limits.is_valid() {
+            return Err(ConfigError::new("limits are not valid"));
+        }
+        let dir = dir::open_root(path.as_ref())?;
+        Ok(Root {
+            dir,
+            selector,
+            limits,
+        })
+    }
+
+    /// The selector this root serves through.
+    pub fn selector(&self) -> &Selector {
+        &self.selector
+    }
+
+    /// The limits this root enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+}

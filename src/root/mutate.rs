@@ -1,0 +1,110 @@
+//! Crash-safe mutation: new bytes go to a temp file beside the target, are synced, and are
+//! renamed over the target, so a reader sees the old file or the new one, never a torn one.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::dir::{TEMP_PREFIX, TEMP_SUFFIX, file_type, lstat_at};
+use super::{Root, RootError};
+
+/// Mode of a file created by a write; an existing file keeps its own.
+const NEW_FILE_MODE: u32 = 0o600;
+
+impl Root {
+    /// Replaces (or creates) the regular file `name` directly in the root with `bytes`.
+    ///
+    /// An existing destination must be a regular file this process may write; it is checked
+    /// through a non-blocking, no-follow descriptor, so a FIFO or link is refused, never
+    /// opened through. A hard link is replaced, not written through. The new file keeps an
+    /// existing file's mode (and, where permitted, owner).
+    pub fn replace_file(&self, name: &str, bytes: &[u8]) -> Result<(), RootError> {
+        let dir = self.dir.as_fd();
+        let existing = match lstat_at(dir, name) {
+            None => None,
+            Some(seen) => {
+                if file_type(&seen) != FileType::RegularFile {
+                    return Err(RootError::NotWritable);
+                }
+                let fd = rustix::fs::openat(
+                    dir,
+                    name,
+                    OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|_| RootError::NotWritable)?;
+                let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
+                if file_type(&stat) != FileType::RegularFile {
+                    return Err(RootError::NotWritable);
+                }
+                Some(stat)
+            }
+        };
+        let mode = existing
+            .as_ref()
+            .map_or(NEW_FILE_MODE, |s| s.st_mode as u32 & 0o7777);
+        let (temp_name, temp) = create_temp(dir, mode)?;
+        let committed = write_all(&temp, bytes)
+            .and_then(|()| {
+                // The umask narrowed the creation mode; restore exactly what the file had.
+                rustix::fs::fchmod(&temp, Mode::from_raw_mode(mode)).map_err(|_| RootError::WriteFailed)?;
+                if let Some(stat) = &existing {
+                    let _ = rustix::fs::fchown(
+                        &temp,
+                        Some(rustix::fs::Uid::from_raw(stat.st_uid)),
+                        Some(rustix::fs::Gid::from_raw(stat.st_gid)),
+                    );
+                }
+                rustix::fs::fsync(&temp).map_err(|_| RootError::WriteFailed)
+            })
+            .and_then(|()| {
+                rustix::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
+                    Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
+                        RootError::NotWritable
+                    }
+                    _ => RootError::WriteFailed,
+                })
+            });
+        if committed.is_err() {
+            let _ = rustix::fs::unlinkat(dir, &temp_name, AtFlags::empty());
+            return committed;
+        }
+        // The rename is durable only once the directory itself is synced.
+        let _ = rustix::fs::fsync(dir);
+        Ok(())
+    }
+}
+
+/// Creates a fresh temp file in `dir` under a reserved name no walk shows.
+fn create_temp(dir: impl AsFd + Copy, mode: u32) -> Result<(String, OwnedFd), RootError> {
+    for _ in 0..16 {
+        let mut random = [0u8; 8];
+        getrandom::fill(&mut random).map_err(|_| RootError::WriteFailed)?;
+        let suffix: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        let name = format!("{TEMP_PREFIX}{suffix}{TEMP_SUFFIX}");
+        match rustix::fs::openat(
+            dir,
+            name.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(mode & 0o777),
+        ) {
+            Ok(fd) => return Ok((name, fd)),
+            Err(Errno::EXIST) => continue,
+            Err(_) => return Err(RootError::NotWritable),
+        }
+    }
+    Err(RootError::WriteFailed)
+}
+
+fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), RootError> {
+    while !bytes.is_empty() {
+        match rustix::io::write(fd, bytes) {
+            Ok(0) => return Err(RootError::WriteFailed),
+            Ok(n) => bytes = &bytes[n..],
+            Err(Errno::INTR) => continue,
+            Err(_) => return Err(RootError::WriteFailed),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Opening files for reading: never following a link at any component, never blocking on a
+//! FIFO or device, and checking what was opened through the descriptor itself.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::fs::{FileType, Mode, OFlags};
+
+use super::dir::{file_type, is_temp_name, lstat_at, open_dir_chain};
+use super::{FileEntry, Identity, RelPath, Root, RootError};
+
+/// A regular file opened for reading, with the identity observed when it was opened.
+#[derive(Debug)]
+pub struct ReadFile {
+    fd: OwnedFd,
+    identity: Identity,
+}
+
+impl ReadFile {
+    /// The identity `fstat` reported at open time; its `size` bounds every read.
+    pub fn identity(&self) -> Identity {
+        self.identity
+    }
+
+    /// File size at open time.
+    pub fn size(&self) -> u64 {
+        self.identity.size
+    }
+
+    /// Reads up to `buf.len()` bytes at `offset`, retrying short reads until the buffer is full
+    /// or the file ends. Returns the count read.
+    pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError> {
+        let mut done = 0;
+        while done < buf.len() {
+            match rustix::io::pread(&self.fd, &mut buf[done..], offset + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return Err(RootError::ReadFailed),
+            }
+        }
+        Ok(done)
+    }
+
+    /// Reads exactly `buf.len()` bytes at `offset`; a short read means the file shrank.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<(), RootError> {
+        if self.read_at(buf, offset)? == buf.len() {
+            Ok(())
+        } else {
+            Err(RootError::ReadFailed)
+        }
+    }
+
+    /// Fails with [`RootError::Changed`] if the open file's identity moved since it was opened.
+    pub fn ensure_unchanged(&self) -> Result<(), RootError> {
+        let now = rustix::fs::fstat(&self.fd).map_err(|_| RootError::Changed)?;
+        if Identity::of(&now) == self.identity {
+            Ok(())
+        } else {
+            Err(RootError::Changed)
+        }
+    }
+}
+
+const READ_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::CLOEXEC)
+    .union(OFlags::NOCTTY);
+
+impl Root {
+    /// Opens a client-named file: refused if it or an ancestor is excluded, if its directory
+    /// chain holds a link or a missing or non-directory component, if the selector does not
+    /// serve it, or if it is not a regular file within `--max-file-bytes`.
+    pub fn open_for_read(&self, path: &RelPath) -> Result<ReadFile, RootError> {
+        if self.selector.excludes_ancestor(path) {
+            return Err(RootError::Excluded);
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(RootError::NotReadable);
+        };
+        let Some(dir) = open_dir_chain(&self.dir, &parent) else {
+            return Err(RootError::NotServed);
+        };
+        if !self.selector.selects(path.as_str()) || is_temp_name(name) {
+            return Err(RootError::NotServed);
+        }
+        let file = open_regular(&dir, name)?;
+        if file.identity.size > self.limits.max_file_bytes {
+            return Err(RootError::TooLarge);
+        }
+        Ok(file)
+    }
+
+    /// Opens a file a walk found and checks it is still the file the walk saw: a different
+    /// identity is [`RootError::Changed`]; a file that cannot be opened is
+    /// [`RootError::NotReadable`].
+    pub fn open_entry(&self, entry: &FileEntry) -> Result<ReadFile, RootError> {
+        let path = RelPath::from_walk(entry.path.clone()).ok_or(RootError::NotReadable)?;
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(RootError::NotReadable);
+        };
+        let dir = open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?;
+        let file = open_regular(&dir, name)?;
+        if file.identity != entry.identity {
+            return Err(RootError::Changed);
+        }
+        Ok(file)
+    }
+}
+
+/// `lstat` first, so a FIFO or device is refused without being opened at all; then a
+/// non-blocking, no-follow open whose `fstat` must show the same regular file.
+fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile, RootError> {
+    let seen = lstat_at(dir, name).ok_or(RootError::NotReadable)?;
+    if file_type(&seen) != FileType::RegularFile {
+        return Err(RootError::NotReadable);
+    }
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+        .map_err(|_| RootError::NotReadable)?;
+    let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
+    if file_type(&stat) != FileType::RegularFile
+        || stat.st_ino != seen.st_ino
+        || stat.st_dev != seen.st_dev
+    {
+        return Err(RootError::NotReadable);
+    }
+    Ok(ReadFile {
+        fd,
+        identity: Identity::of(&stat),
+    })
+}

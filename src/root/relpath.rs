@@ -1,0 +1,247 @@
+//! `RelPath`: a client- or walk-supplied path, parsed once into a normalized relative path.
+//!
+//! Every textual rule lives here, so nothing downstream ever sees `..`, an absolute path, a drive
+//! or UNC prefix, a backslash, a NUL, or a Windows device name.
+
+use std::fmt;
+
+/// Longest path, in UTF-16 code units as ptc-fs-mcp counts them, that a root serves.
+pub const MAX_PATH_UNITS: usize = 1024;
+
+/// A normalized path relative to a root: segments joined by `/`, no empty, `.` or `..` segment.
+/// The empty path names the root itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RelPath(String);
+
+/// Why a path string is not a relative path inside the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("path is not a relative path inside the root")]
+pub struct PathError;
+
+impl RelPath {
+    /// The root itself.
+    pub fn root() -> RelPath {
+        RelPath(String::new())
+    }
+
+    /// Parses a client path: `""` and `"."` name the root; empty segments are dropped
+    /// (`lib//a` is `lib/a`); everything that could leave or alias outside the root is refused.
+    pub fn parse(value: &str) -> Result<RelPath, PathError> {
+        if value == "." {
+            return Ok(RelPath::root());
+        }
+        if value.contains('\0')
+            || value.starts_with('/')
+            || value.contains('\\')
+            || value.encode_utf16().count() > MAX_PATH_UNITS
+            || has_drive_prefix(value)
+        {
+            return Err(PathError);
+        }
+        let mut normalized = String::with_capacity(value.len());
+        for segment in value.split('/').filter(|s| !s.is_empty()) {
+            if segment == "." || segment == ".." || is_device_name(segment) {
+                return Err(PathError);
+            }
+            if !normalized.is_empty() {
+                normalized.push('/');
+            }
+            normalized.push_str(segment);
+        }
+        Ok(RelPath(normalized))
+    }
+
+    /// Accepts a path discovered by a walk only if it is already in normal form, so a name a
+    /// client could not address is never served.
+    pub fn from_walk(path: String) -> Option<RelPath> {
+        match RelPath::parse(&path) {
+            Ok(parsed) if parsed.0 == path => Some(parsed),
+            _ => None,
+        }
+    }
+
+    /// The normalized text (`""` for the root).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether this names the root.
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The path's segments, outermost first.
+    pub fn segments(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/').filter(|s| !s.is_empty())
+    }
+
+    /// Number of segments (0 for the root).
+    pub fn depth(&self) -> usize {
+        self.segments().count()
+    }
+
+    /// The last segment, or `None` for the root.
+    pub fn file_name(&self) -> Option<&str> {
+        if self.is_root() {
+            None
+        } else {
+            self.0.rsplit('/').next()
+        }
+    }
+
+    /// The parent path, or `None` for the root.
+    pub fn parent(&self) -> Option<RelPath> {
+        if self.is_root() {
+            return None;
+        }
+        Some(match self.0.rfind('/') {
+            Some(i) => RelPath(self.0[..i].to_owned()),
+            None => RelPath::root(),
+        })
+    }
+
+    /// This path extended by one segment that a directory listing produced.
+    pub fn join(&self, name: &str) -> String {
+        if self.is_root() {
+            name.to_owned()
+        } else {
+            let mut joined = String::with_capacity(self.0.len() + 1 + name.len());
+            joined.push_str(&self.0);
+            joined.push('/');
+            joined.push_str(name);
+            joined
+        }
+    }
+
+    /// Whether `path` is this path or lies beneath it.
+    pub fn contains(&self, path: &str) -> bool {
+        self.is_root()
+            || path == self.0
+            || (path.len() > self.0.len()
+                && path.starts_with(self.0.as_str())
+                && path.as_bytes()[self.0.len()] == b'/')
+    }
+
+    /// Whether `path` is a proper ancestor of this path (the root is an ancestor of everything else).
+    pub fn is_below(&self, path: &str) -> bool {
+        path != self.0 && RelPath(path.to_owned()).contains(&self.0)
+    }
+}
+
+impl fmt::Display for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `C:`, `c:x` and friends: a drive-relative path on Windows, refused everywhere.
+fn has_drive_prefix(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
+}
+
+/// Windows reserves these names in every directory, with or without an extension; a file so
+/// named cannot be created or read there, so fsmcp refuses them on every platform alike.
+fn is_device_name(segment: &str) -> bool {
+    let stem = segment.split('.').next().unwrap_or(segment).trim_end_matches(' ');
+    let upper = stem.to_ascii_uppercase();
+    match upper.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
+        _ => {
+            let b = upper.as_bytes();
+            b.len() == 4
+                && (upper.starts_with("COM") || upper.starts_with("LPT"))
+                && (b'1'..=b'9').contains(&b[3])
+        }
+    }
+}
+
+/// Compares two paths as ptc-fs-mcp sorts them: by UTF-16 code units of the whole string.
+pub fn compare_utf16(a: &str, b: &str) -> std::cmp::Ordering {
+    // Byte order equals code-point order; UTF-16 order differs only when a supplementary
+    // character meets one in U+E000..=U+FFFF, so take the fast path unless both hold non-ASCII.
+    if a.is_ascii() || b.is_ascii() {
+        return a.as_bytes().cmp(b.as_bytes());
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_and_normalizes() {
+        for (input, expected) in [
+            ("", ""),
+            (".", ""),
+            ("lib", "lib"),
+            ("lib/", "lib"),
+            ("lib//a.ts", "lib/a.ts"),
+            ("a/b/c.txt", "a/b/c.txt"),
+            (".hidden", ".hidden"),
+            ("...", "..."),
+            ("console.txt", "console.txt"),
+            ("com10", "com10"),
+        ] {
+            assert_eq!(RelPath::parse(input).unwrap().as_str(), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn refuses_escapes() {
+        for input in [
+            "/etc/passwd",
+            "..",
+            "./lib",
+            "lib/.",
+            "./",
+            "a/../b",
+            "src/../src",
+            ".hidden/..",
+            "a\\b",
+            "C:\\x",
+            "C:/x",
+            "c:x",
+            "\\\\server\\share",
+            "a\0b",
+            "CON",
+            "nul.txt",
+            "dir/Aux.c",
+            "COM1",
+            "lpt9.log",
+        ] {
+            assert_eq!(RelPath::parse(input), Err(PathError), "{input:?}");
+        }
+        assert!(RelPath::parse(&"a".repeat(1024)).is_ok());
+        assert!(RelPath::parse(&"a".repeat(1025)).is_err());
+    }
+
+    #[test]
+    fn walk_paths_must_be_normal() {
+        assert!(RelPath::from_walk("a/b".into()).is_some());
+        assert!(RelPath::from_walk("a\\b".into()).is_none());
+        assert!(RelPath::from_walk("c:x".into()).is_none());
+    }
+
+    #[test]
+    fn containment() {
+        let lib = RelPath::parse("lib").unwrap();
+        assert!(lib.contains("lib"));
+        assert!(lib.contains("lib/a"));
+        assert!(!lib.contains("libx/a"));
+        assert!(RelPath::root().contains("anything"));
+        assert!(lib.is_below(""));
+        assert!(RelPath::parse("a/b").unwrap().is_below("a"));
+        assert!(!lib.is_below("lib"));
+    }
+
+    #[test]
+    fn utf16_order() {
+        use std::cmp::Ordering::*;
+        assert_eq!(compare_utf16("a-b/x", "a/b"), Less);
+        // U+1F600 (surrogates D83D..) sorts before U+FF01 in UTF-16, after it in UTF-8.
+        assert_eq!(compare_utf16("\u{1F600}", "\u{FF01}"), Less);
+        assert_eq!(compare_utf16("é", "z"), Greater);
+    }
+}

@@ -1,0 +1,258 @@
+//! The include/exclude selector: which paths a root serves.
+//!
+//! A [`Glob`] is compiled once into an anchored regular expression with the ptc-fs-mcp dialect:
+//! `**/` spans whole directories, a bare `**` spans anything, `*` and `?` stay inside one segment,
+//! and every other character is literal. A [`Selector`] combines the operator's includes and
+//! excludes with the built-in default excludes (matched without regard to case).
+
+use regex::{Regex, RegexSet, RegexSetBuilder};
+
+use super::relpath::RelPath;
+
+/// Directory names excluded by default, each as itself and everything beneath it.
+pub const DEFAULT_EXCLUDED_DIRECTORIES: [&str; 22] = [
+    ".bundle",
+    ".cargo",
+    ".elixir_ls",
+    ".git",
+    ".gradle",
+    ".hg",
+    ".mypy_cache",
+    ".next",
+    ".nuxt",
+    ".parcel-cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".svn",
+    ".terraform",
+    ".tox",
+    ".turbo",
+    ".venv",
+    "__pycache__",
+    "_build",
+    "bower_components",
+    "deps",
+    "node_modules",
+];
+
+/// File-name globs excluded by default, at any depth: credentials more often than content.
+pub const DEFAULT_EXCLUDED_FILES: [&str; 9] = [
+    ".env", ".env.*", "*.p12", "*.pem", "*.pfx", "id_dsa", "id_ecdsa", "id_ed25519", "id_rsa",
+];
+
+/// The built-in exclude globs in their canonical order: each directory's pair, then the files.
+pub fn default_excludes() -> Vec<String> {
+    let mut globs = Vec::with_capacity(53);
+    for name in DEFAULT_EXCLUDED_DIRECTORIES {
+        globs.push(format!("**/{name}"));
+        globs.push(format!("**/{name}/**"));
+    }
+    for name in DEFAULT_EXCLUDED_FILES {
+        globs.push(format!("**/{name}"));
+    }
+    globs
+}
+
+/// Translates one glob into the source of an anchored regular expression.
+pub fn glob_to_regex(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() * 2 + 2);
+    out.push('^');
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                if chars.get(i + 2) == Some(&'/') {
+                    out.push_str("(?:[^/]+/)*");
+                    i += 3;
+                } else {
+                    out.push_str(".*");
+                    i += 2;
+                }
+            }
+            '*' => {
+                out.push_str("[^/]*");
+                i += 1;
+            }
+            '?' => {
+                out.push_str("[^/]");
+                i += 1;
+            }
+            c => {
+                let mut buf = [0u8; 4];
+                out.push_str(&regex::escape(c.encode_utf8(&mut buf)));
+                i += 1;
+            }
+        }
+    }
+    out.push('$');
+    out
+}
+
+/// One compiled glob.
+#[derive(Debug, Clone)]
+pub struct Glob {
+    regex: Regex,
+}
+
+impl Glob {
+    /// Compiles `pattern`; `case_insensitive` is used for the built-in excludes.
+    pub fn new(pattern: &str, case_insensitive: bool) -> Glob {
+        let source = glob_to_regex(pattern);
+        let regex = regex::RegexBuilder::new(&source)
+            .case_insensitive(case_insensitive)
+            .dot_matches_new_line(true)
+            .build()
+            .expect("an escaped glob is always a valid regex");
+        Glob { regex }
+    }
+
+    /// Whether the whole path matches.
+    pub fn is_match(&self, path: &str) -> bool {
+        self.regex.is_match(path)
+    }
+}
+
+fn build_set(patterns: &[String], case_insensitive: bool) -> RegexSet {
+    RegexSetBuilder::new(patterns.iter().map(|p| glob_to_regex(p)))
+        .case_insensitive(case_insensitive)
+        .dot_matches_new_line(true)
+        .size_limit(64 << 20)
+        .build()
+        .expect("escaped globs are always valid regexes")
+}
+
+/// Decides which paths a root serves. Built once per root; matching never re-parses a glob.
+#[derive(Debug, Clone)]
+pub struct Selector {
+    includes: Vec<String>,
+    include_set: RegexSet,
+    exclude_set: RegexSet,
+    default_set: Option<RegexSet>,
+}
+
+impl Selector {
+    /// A selector over the operator's globs, with or without the built-in default excludes.
+    pub fn new(includes: &[String], excludes: &[String], default_excludes: bool) -> Selector {
+        Selector {
+            includes: includes.to_vec(),
+            include_set: build_set(includes, false),
+            exclude_set: build_set(excludes, false),
+            default_set: default_excludes.then(|| build_set(&self::default_excludes(), true)),
+        }
+    }
+
+    /// Some include matches and nothing excludes the path.
+    pub fn selects(&self, path: &str) -> bool {
+        self.include_set.is_match(path) && !self.excludes(path)
+    }
+
+    /// An operator exclude (case-sensitive) or a built-in one (case-insensitive) matches.
+    pub fn excludes(&self, path: &str) -> bool {
+        self.exclude_set.is_match(path)
+            || self.default_set.as_ref().is_some_and(|s| s.is_match(path))
+    }
+
+    /// The path itself or any of its ancestors is excluded, so nothing beneath is served.
+    pub fn excludes_ancestor(&self, path: &RelPath) -> bool {
+        let text = path.as_str();
+        text.match_indices('/')
+            .map(|(i, _)| &text[..i])
+            .chain((!path.is_root()).then_some(text))
+            .any(|prefix| self.excludes(prefix))
+    }
+
+    /// Whether some include could match a name directly in the root. A `false` is certain;
+    /// a `true` is only a possibility.
+    pub fn serves_root_level(&self) -> bool {
+        self.includes
+            .iter()
+            .any(|p| !p.split("**/").collect::<String>().contains('/'))
+    }
+
+    /// Literal includes (no `*` or `?`) that a built-in exclude defeats.
+    pub fn includes_defeated_by_defaults(&self) -> Vec<&str> {
+        let Some(defaults) = &self.default_set else {
+            return Vec::new();
+        };
+        self.includes
+            .iter()
+            .filter(|p| !p.contains('*') && !p.contains('?') && defaults.is_match(p))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(includes: &[&str], excludes: &[&str], defaults: bool) -> Selector {
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Selector::new(&v(includes), &v(excludes), defaults)
+    }
+
+    #[test]
+    fn glob_dialect() {
+        for (pattern, path, expected) in [
+            ("lib/**", "lib/a.ts", true),
+            ("lib/**", "lib/deep/a.ts", true),
+            ("lib/**", "lib", false),
+            ("lib/**", "libx/a.ts", false),
+            ("*.ts", "a.ts", true),
+            ("*.ts", "lib/a.ts", false),
+            ("**/*.ts", "a.ts", true),
+            ("**/*.ts", "x/y/a.ts", true),
+            ("a?c.ts", "abc.ts", true),
+            ("a.ts", "axts", false),
+            ("*", ".env", true),
+            ("[ab].txt", "[ab].txt", true),
+            ("[ab].txt", "a.txt", false),
+            ("{a,b}", "a", false),
+            ("**", "x/y", true),
+        ] {
+            assert_eq!(Glob::new(pattern, false).is_match(path), expected, "{pattern} {path}");
+        }
+    }
+
+    #[test]
+    fn selector_rules() {
+        assert!(!sel(&[], &["x"], true).selects("anything"));
+        let s = sel(&["**"], &["build/**", "secret"], true);
+        assert!(s.selects("a.txt"));
+        assert!(!s.selects("build/x.txt"));
+        assert!(s.selects("Build/x.txt"));
+        assert!(!s.selects("NODE_MODULES/pkg.js"));
+        assert!(!s.selects(".ENV"));
+        assert!(!s.selects("SERVER.PEM"));
+        assert!(!s.selects("a/.env.local"));
+        assert!(s.selects("a/key.key"));
+        assert!(s.excludes_ancestor(&RelPath::parse("secret/creds.txt").unwrap()));
+        assert!(s.excludes_ancestor(&RelPath::parse(".git").unwrap()));
+        assert!(!s.excludes_ancestor(&RelPath::parse("src/a").unwrap()));
+        assert!(sel(&["**"], &[], false).selects("node_modules/x.js"));
+    }
+
+    #[test]
+    fn root_level() {
+        for (includes, expected) in [
+            (&["**"][..], true),
+            (&["*"][..], true),
+            (&["*.md"][..], true),
+            (&["**/*.ts"][..], true),
+            (&["lib/**"][..], false),
+            (&["lib/**/*.ts"][..], false),
+            (&["docs/**", "lib/**"][..], false),
+            (&["docs/**", "*.md"][..], true),
+            (&[][..], false),
+        ] {
+            assert_eq!(sel(includes, &[], true).serves_root_level(), expected, "{includes:?}");
+        }
+    }
+
+    #[test]
+    fn defeated_literal_includes() {
+        assert_eq!(sel(&[".env", "**", "a.txt"], &[], true).includes_defeated_by_defaults(), vec![".env"]);
+        assert!(sel(&[".env"], &[], false).includes_defeated_by_defaults().is_empty());
+    }
+}

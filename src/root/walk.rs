@@ -1,0 +1,254 @@
+//! Budgeted, sorted, descriptor-relative walks: the inventory of served files under a scope,
+//! and the one-level listing whose directories are shown only when they serve something.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::fs::FileType;
+
+use super::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names, reopen};
+use super::{Identity, RelPath, Root, RootError, compare_utf16};
+
+/// One served regular file found by a walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    /// Normalized path relative to the root.
+    pub path: String,
+    /// Identity observed by `lstat` during the walk (its `size` is the file size).
+    pub identity: Identity,
+}
+
+/// Kind of a listed entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A served regular file.
+    File,
+    /// A directory holding at least one served file at some depth.
+    Directory,
+}
+
+impl EntryKind {
+    /// `"file"` or `"directory"`, as items and state digests spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::File => "file",
+            EntryKind::Directory => "directory",
+        }
+    }
+}
+
+/// One entry of a one-level listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListEntry {
+    /// The entry's name inside the listed directory.
+    pub name: String,
+    /// File or directory.
+    pub kind: EntryKind,
+    /// Normalized path relative to the root.
+    pub path: String,
+}
+
+/// Counters charged against the root's limits during one traversal.
+struct Budget<'a> {
+    root: &'a Root,
+    directories: u64,
+    entries: u64,
+}
+
+impl<'a> Budget<'a> {
+    fn new(root: &'a Root) -> Self {
+        Budget {
+            root,
+            directories: 0,
+            entries: 0,
+        }
+    }
+
+    fn enter(&mut self, depth: u64) -> Result<(), RootError> {
+        if depth > self.root.limits.max_depth {
+            return Err(RootError::DepthLimit);
+        }
+        self.directories += 1;
+        if self.directories > self.root.limits.max_directories {
+            return Err(RootError::DirectoryLimit);
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
+        let max = self.root.limits.max_entries;
+        let entries = &mut self.entries;
+        let mut names = read_names(dir, || {
+            *entries += 1;
+            if *entries > max {
+                Err(RootError::EntryLimit)
+            } else {
+                Ok(())
+            }
+        })?;
+        names.sort_by(|a, b| compare_utf16(a, b));
+        Ok(names)
+    }
+}
+
+impl Root {
+    /// Every served regular file at or beneath `scope`, sorted by path. `scope` may name a
+    /// directory or one file; a scope that is missing, excluded, or reached through a link
+    /// yields nothing. Symbolic links are never followed or listed.
+    pub fn inventory(&self, scope: &RelPath) -> Result<Vec<FileEntry>, RootError> {
+        let mut budget = Budget::new(self);
+        let mut files = Vec::new();
+        let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
+        self.walk(&dir, &RelPath::root(), 0, scope, &mut budget, &mut files)?;
+        files.sort_by(|a, b| compare_utf16(&a.path, &b.path));
+        Ok(files)
+    }
+
+    fn walk(
+        &self,
+        dir: &OwnedFd,
+        path: &RelPath,
+        depth: u64,
+        scope: &RelPath,
+        budget: &mut Budget<'_>,
+        files: &mut Vec<FileEntry>,
+    ) -> Result<(), RootError> {
+        budget.enter(depth)?;
+        for name in budget.read(dir)? {
+            let Some(child) = RelPath::from_walk(path.join(&name)) else {
+                continue;
+            };
+            if self.selector.excludes(child.as_str()) {
+                continue;
+            }
+            let Some(stat) = lstat_at(dir, &name) else {
+                continue;
+            };
+            match file_type(&stat) {
+                FileType::Directory => {
+                    if scope.contains(child.as_str()) || scope.is_below(child.as_str()) {
+                        // A directory swapped for a link after the lstat fails to open here.
+                        if let Ok(sub) = open_dir_at(dir, &name) {
+                            self.walk(&sub, &child, depth + 1, scope, budget, files)?;
+                        }
+                    }
+                }
+                FileType::RegularFile => {
+                    let identity = Identity::of(&stat);
+                    if scope.contains(child.as_str())
+                        && self.selector.selects(child.as_str())
+                        && identity.size <= self.limits.max_file_bytes
+                    {
+                        if files.len() as u64 >= self.limits.max_files {
+                            return Err(RootError::FileLimit);
+                        }
+                        files.push(FileEntry {
+                            path: child.as_str().to_owned(),
+                            identity,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The served entries directly under `prefix`, sorted by name. A directory is listed only
+    /// when it serves a file at some depth; a prefix that is missing, excluded, not a
+    /// directory, or reached through a link lists as empty.
+    pub fn list(&self, prefix: &RelPath) -> Result<Vec<ListEntry>, RootError> {
+        let depth = prefix.depth() as u64;
+        if depth > self.limits.max_depth {
+            return Err(RootError::DepthLimit);
+        }
+        if self.selector.excludes_ancestor(prefix) {
+            return Ok(Vec::new());
+        }
+        let Some(dir) = open_dir_chain(&self.dir, prefix) else {
+            return Ok(Vec::new());
+        };
+        let mut budget = Budget::new(self);
+        budget.directories = depth;
+        budget.enter(depth)?;
+        let mut listed = Vec::new();
+        for name in budget.read(&dir)? {
+            let Some(child) = RelPath::from_walk(prefix.join(&name)) else {
+                continue;
+            };
+            if self.selector.excludes(child.as_str()) {
+                continue;
+            }
+            let Some(stat) = lstat_at(&dir, &name) else {
+                continue;
+            };
+            let kind = match file_type(&stat) {
+                FileType::Directory => {
+                    let Ok(sub) = open_dir_at(&dir, &name) else {
+                        continue;
+                    };
+                    if !self.probe(&sub, &child, depth + 1, &mut budget)? {
+                        continue;
+                    }
+                    EntryKind::Directory
+                }
+                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => {
+                    EntryKind::File
+                }
+                _ => continue,
+            };
+            if listed.len() as u64 >= self.limits.max_files {
+                return Err(RootError::FileLimit);
+            }
+            listed.push(ListEntry {
+                name,
+                kind,
+                path: child.as_str().to_owned(),
+            });
+        }
+        Ok(listed)
+    }
+
+    fn serves_file(&self, path: &str, stat: &rustix::fs::Stat) -> bool {
+        self.selector.selects(path) && (stat.st_size as u64) <= self.limits.max_file_bytes
+    }
+
+    /// Whether `dir` serves any file at any depth. Every entry of a probed directory is read
+    /// and charged before any is examined, so the charge never depends on readdir order;
+    /// files at one level are checked before descending, and the probe stops at the first hit.
+    fn probe(
+        &self,
+        dir: &OwnedFd,
+        path: &RelPath,
+        depth: u64,
+        budget: &mut Budget<'_>,
+    ) -> Result<bool, RootError> {
+        budget.enter(depth)?;
+        let mut subdirectories = Vec::new();
+        for name in budget.read(dir)? {
+            let Some(child) = RelPath::from_walk(path.join(&name)) else {
+                continue;
+            };
+            if self.selector.excludes(child.as_str()) {
+                continue;
+            }
+            let Some(stat) = lstat_at(dir, &name) else {
+                continue;
+            };
+            match file_type(&stat) {
+                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => {
+                    return Ok(true);
+                }
+                FileType::Directory => subdirectories.push((name, child)),
+                _ => {}
+            }
+        }
+        for (name, child) in subdirectories {
+            if let Ok(sub) = open_dir_at(dir, &name)
+                && self.probe(&sub, &child, depth + 1, budget)?
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
