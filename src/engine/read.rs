@@ -1,0 +1,138 @@
+//! Exact UTF-8 chunks of one file, paged by byte offset, optionally from a 1-based line.
+
+use serde_json::{Value, json};
+
+use super::cursor::{integer_position, scope_of, state_of};
+use super::digest::HashBudget;
+use super::utf8::valid_prefix;
+use super::{Candidate, Engine, EngineError, Limit, Page};
+use crate::config::limits::READ_CHUNK_BYTES;
+use crate::root::{ReadFile, RelPath};
+
+/// Bytes read per step while counting lines to find `start_line`.
+const LINE_SCAN_BLOCK: u64 = 8192;
+
+impl Engine {
+    /// Reads `path` in chunks of at most 2048 bytes that never split a scalar. Without a
+    /// cursor the page starts at byte 0, or at the first byte of `start_line`. The cursor binds
+    /// the file's identity (deterministic mode: its size and digest).
+    pub fn read_text_file(
+        &self,
+        path: &str,
+        start_line: Option<u64>,
+        cursor: Option<&str>,
+        limit: Limit,
+    ) -> Result<Page, EngineError> {
+        let path = RelPath::parse(path)?;
+        if path.is_root() {
+            return Err(EngineError::PathNotFile);
+        }
+        let file = self.root.open_for_read(&path)?;
+        let state = if self.deterministic {
+            let mut budget = HashBudget(self.root.limits().max_cursor_hash_bytes);
+            let digest = self
+                .digests
+                .lock()
+                .expect("digest cache lock")
+                .digest(&file, &mut budget)?;
+            state_of([format!("{}:{}", file.size(), digest)])
+        } else {
+            state_of([file.identity().to_string()])
+        };
+        let scope_args = match start_line {
+            Some(line) => json!({ "path": path.as_str(), "start_line": line }),
+            None => json!({ "path": path.as_str() }),
+        };
+        let scope = scope_of("read_text_file", &scope_args);
+        let position = self.decode(cursor, &scope, &state)?;
+        let limit = limit.bounded(self.root.limits().max_read_chunks())?;
+        let start = match &position {
+            Some(p) => {
+                let offset = integer_position(p).ok_or(EngineError::CursorInvalid)?;
+                if offset > file.size() {
+                    return Err(EngineError::CursorPosition);
+                }
+                offset
+            }
+            None => match start_line {
+                Some(line) => self.byte_of_line(&file, line)?,
+                None => 0,
+            },
+        };
+        let (candidates, end) = self.read_chunks(&file, start, limit)?;
+        file.ensure_unchanged()?;
+        let end_position: Option<Value> = (end < file.size()).then(|| json!(end));
+        self.fitter.fit(
+            candidates,
+            &json!(start),
+            end_position.as_ref(),
+            self.cursor_for(&scope, &state),
+        )
+    }
+
+    fn read_chunks(
+        &self,
+        file: &ReadFile,
+        start: u64,
+        limit: u64,
+    ) -> Result<(Vec<Candidate>, u64), EngineError> {
+        let size = file.size();
+        let budget = self.root.limits().max_read_bytes;
+        let mut position = start;
+        let mut chunks = Vec::new();
+        let mut buf = vec![0u8; READ_CHUNK_BYTES as usize];
+        while position < size && position - start < budget && (chunks.len() as u64) < limit {
+            let want = READ_CHUNK_BYTES
+                .min(size - position)
+                .min(budget - (position - start)) as usize;
+            file.read_exact_at(&mut buf[..want], position)?;
+            let last = position + want as u64 == size;
+            let kept = match valid_prefix(&buf[..want]) {
+                Some(n) if !last || n == want => n,
+                // A page that already holds text ends before the undecodable chunk; the next
+                // page reports it.
+                None if !chunks.is_empty() && !last => break,
+                _ => return Err(EngineError::NotUtf8),
+            };
+            let text = std::str::from_utf8(&buf[..kept]).expect("checked prefix");
+            chunks.push(Candidate {
+                item: json!({ "byte_offset": position, "text": text }),
+                hash_bytes: buf[..kept].to_vec(),
+                resume: json!(position + kept as u64),
+            });
+            position += kept as u64;
+        }
+        Ok((chunks, position))
+    }
+
+    /// Offset just after the `(line-1)`-th newline, counting from byte 0 within the scan
+    /// budget; the file size when the file has fewer lines.
+    fn byte_of_line(&self, file: &ReadFile, line: u64) -> Result<u64, EngineError> {
+        let wanted = line - 1;
+        if wanted == 0 {
+            return Ok(0);
+        }
+        let size = file.size();
+        let budget = self.root.limits().max_scan_bytes;
+        let mut seen = 0u64;
+        let mut position = 0u64;
+        let mut buf = vec![0u8; LINE_SCAN_BLOCK as usize];
+        loop {
+            if position >= size {
+                return Ok(size);
+            }
+            if position >= budget {
+                return Err(EngineError::StartLineTooFar);
+            }
+            let want = LINE_SCAN_BLOCK.min(size - position).min(budget - position) as usize;
+            file.read_exact_at(&mut buf[..want], position)?;
+            for index in memchr::memchr_iter(b'\n', &buf[..want]) {
+                seen += 1;
+                if seen == wanted {
+                    return Ok(position + index as u64 + 1);
+                }
+            }
+            position += want as u64;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Search terms: one `query` or up to 16 `any_of` literals, optionally ASCII case-folded,
+//! compiled once into a multi-literal automaton.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde_json::{Value, json};
+
+use super::EngineError;
+
+/// Most terms one `any_of` may carry.
+pub const MAX_TERMS: usize = 16;
+/// Longest term in UTF-8 bytes.
+pub const MAX_TERM_BYTES: usize = 256;
+
+/// Validated terms and their matcher.
+#[derive(Debug, Clone)]
+pub struct Terms {
+    terms: Vec<String>,
+    case_insensitive: bool,
+    matcher: AhoCorasick,
+}
+
+/// Validates `query`/`any_of`/`case_insensitive` as the tools receive them (JSON values).
+pub fn parse_terms(
+    query: Option<&Value>,
+    any_of: Option<&Value>,
+    case_insensitive: Option<&Value>,
+) -> Result<Terms, EngineError> {
+    let terms: Vec<String> = match (query, any_of) {
+        (Some(_), Some(_)) => return Err(EngineError::QueryAndAnyOf),
+        (Some(Value::String(q)), None) if !q.is_empty() => vec![q.clone()],
+        (Some(_), None) | (None, None) => return Err(EngineError::QueryEmpty),
+        (None, Some(Value::Array(items))) => {
+            if items.is_empty() {
+                return Err(EngineError::AnyOfInvalid);
+            }
+            if items.len() > MAX_TERMS {
+                return Err(EngineError::AnyOfTooMany);
+            }
+            items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) if !s.is_empty() => Ok(s.clone()),
+                    _ => Err(EngineError::QueryEmpty),
+                })
+                .collect::<Result<_, _>>()?
+        }
+        (None, Some(_)) => return Err(EngineError::AnyOfInvalid),
+    };
+    if terms
+        .iter()
+        .any(|t| t.len() > MAX_TERM_BYTES || t.contains('\n') || t.contains('\r'))
+    {
+        return Err(EngineError::QueryTooLong);
+    }
+    let case_insensitive = match case_insensitive {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(EngineError::CaseInsensitiveInvalid),
+    };
+    let matcher = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(case_insensitive)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(&terms)
+        .expect("at most 16 short literals always compile");
+    Ok(Terms {
+        terms,
+        case_insensitive,
+        matcher,
+    })
+}
+
+impl Terms {
+    /// Whether `haystack` contains any term.
+    pub fn is_match(&self, haystack: &[u8]) -> bool {
+        self.matcher.is_match(haystack)
+    }
+
+    /// Length in bytes of the longest term.
+    pub fn longest(&self) -> usize {
+        self.terms.iter().map(String::len).max().unwrap_or(0)
+    }
+
+    /// The scope arguments these terms bind a cursor to.
+    pub fn scope_fields(&self) -> (Value, Value) {
+        (json!(self.terms), json!(self.case_insensitive))
+    }
+}

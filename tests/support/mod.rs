@@ -1,0 +1,689 @@
+//! The integration-test harness.
+//!
+//! A [`Tree`] builds a root in a fresh temporary directory (files, directories, symlinks, FIFOs).
+//! A [`Server`] spawns the built `fsmcp` binary on that root and speaks newline-delimited JSON-RPC
+//! with it over real stdio: `request` wraps each call in the modern `_meta` envelope, `call`
+//! returns a tool's `structuredContent`, `call_error` the text of an `isError` result, and
+//! `collect` follows `next_cursor` to the end. Every response is awaited with a timeout, so a hang
+//! fails the test instead of blocking it. [`run`] starts the binary once and returns its exit status
+//! and output, for start-up and one-shot checks. The cursor helpers (`scope`, `state`, `sign`)
+//! rebuild the signed cursor format so tests can forge and inspect cursors.
+//!
+//! ```ignore
+//! let tree = Tree::new().file("lib/a.txt", "alpha\n");
+//! let mut server = Server::serving(&tree);
+//! assert_eq!(server.collect("search_files", json!({"query": "a.txt"})), [json!({"path": "lib/a.txt"})]);
+//! ```
+
+#![allow(dead_code)]
+
+use base64::Engine as _;
+use hmac::{KeyInit, Mac};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_fsmcp");
+/// The crate version, which the server announces.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The modern protocol revision.
+pub const MODERN: &str = "2026-07-28";
+/// The legacy (initialize handshake) protocol revision.
+pub const LEGACY: &str = "2025-11-25";
+/// How long any single response (or exit) may take before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// The deterministic cursor key the contract's test vectors use: 32 bytes of 0x07.
+pub const TEST_KEY: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
+/// The content hash of an empty page.
+pub const EMPTY_HASH: &str =
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/// The four paged read tools.
+pub const READ_TOOLS: [&str; 4] = [
+    "list_directory",
+    "search_files",
+    "search_text",
+    "read_text_file",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Tree: a root in a temporary directory
+// ---------------------------------------------------------------------------------------------
+
+/// A root directory built for one test; removed when dropped.
+pub struct Tree {
+    dir: tempfile::TempDir,
+}
+
+impl Default for Tree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tree {
+    /// An empty root.
+    pub fn new() -> Tree {
+        Tree {
+            dir: tempfile::tempdir().expect("create a temporary root"),
+        }
+    }
+
+    /// Adds a regular file (creating its parent directories).
+    pub fn file(self, path: &str, bytes: impl AsRef<[u8]>) -> Tree {
+        self.put(path, bytes);
+        self
+    }
+
+    /// Adds a directory (and its parents).
+    pub fn dir(self, path: &str) -> Tree {
+        std::fs::create_dir_all(self.join(path)).expect("create directory");
+        self
+    }
+
+    /// Adds a symbolic link at `path` pointing at `target` (taken literally).
+    pub fn symlink(self, path: &str, target: impl AsRef<Path>) -> Tree {
+        let link = self.join(path);
+        if let Some(parent) = link.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::os::unix::fs::symlink(target, link).expect("create symlink");
+        self
+    }
+
+    /// Adds a named pipe.
+    pub fn fifo(self, path: &str) -> Tree {
+        let fifo = self.join(path);
+        if let Some(parent) = fifo.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        let status = Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("run mkfifo");
+        assert!(status.success(), "mkfifo failed");
+        self
+    }
+
+    /// The root's absolute host path.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The host path of a relative path under the root.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Writes (or replaces in place) a file after the tree was built.
+    pub fn put(&self, path: &str, bytes: impl AsRef<[u8]>) {
+        let file = self.join(path);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(file, bytes).expect("write file");
+    }
+
+    /// Removes a file, a symlink or a whole directory.
+    pub fn remove(&self, path: &str) {
+        let target = self.join(path);
+        let meta = std::fs::symlink_metadata(&target).expect("stat before remove");
+        if meta.is_dir() {
+            std::fs::remove_dir_all(target).expect("remove directory");
+        } else {
+            std::fs::remove_file(target).expect("remove file");
+        }
+    }
+
+    /// The bytes of a file under the root.
+    pub fn bytes(&self, path: &str) -> Vec<u8> {
+        std::fs::read(self.join(path)).expect("read file")
+    }
+
+    /// The permission bits of a file under the root.
+    pub fn mode(&self, path: &str) -> u32 {
+        std::fs::metadata(self.join(path))
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+
+    /// Sets the permission bits of a file under the root.
+    pub fn chmod(&self, path: &str, mode: u32) {
+        std::fs::set_permissions(self.join(path), std::fs::Permissions::from_mode(mode))
+            .expect("chmod");
+    }
+
+    /// The names directly inside a directory of the tree, sorted.
+    pub fn names(&self, path: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.join(path))
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Whether this process bypasses file permissions (root, CAP_DAC_OVERRIDE): permission-based
+/// refusals cannot be observed then, so the tests that rely on them skip themselves.
+pub fn permissions_are_bypassed() -> bool {
+    let tree = Tree::new().file("probe.txt", "x");
+    tree.chmod("probe.txt", 0o000);
+    std::fs::File::open(tree.join("probe.txt")).is_ok()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server: the binary over stdio
+// ---------------------------------------------------------------------------------------------
+
+/// The modern per-request envelope.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "fsmcp-tests", "version": "0"}
+    })
+}
+
+/// The envelope claiming some other protocol version.
+pub fn meta_claiming(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// The `_meta` every result carries: the server's identity.
+pub fn server_info() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": "fsmcp", "version": VERSION}})
+}
+
+/// A running `fsmcp` speaking JSON-RPC over its stdin and stdout.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Receiver<String>,
+    stderr: Option<JoinHandle<String>>,
+    next_id: u64,
+}
+
+impl Server {
+    /// Starts `fsmcp --root <root> <args…>`.
+    pub fn start(root: &Path, args: &[&str]) -> Server {
+        Server::start_with_env(root, args, &[])
+    }
+
+    /// Starts the server on a tree with `--include '**'` and nothing else.
+    pub fn serving(tree: &Tree) -> Server {
+        Server::start(tree.path(), &["--include", "**"])
+    }
+
+    /// Starts `fsmcp --root <root> <args…>` with extra environment variables.
+    pub fn start_with_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(BIN);
+        command.arg("--root").arg(root).args(args);
+        Server::spawn(command, env)
+    }
+
+    /// Starts the binary with exactly these arguments (no `--root` added).
+    pub fn start_args(args: &[&str]) -> Server {
+        let mut command = Command::new(BIN);
+        command.args(args);
+        Server::spawn(command, &[])
+    }
+
+    fn spawn(mut command: Command, env: &[(&str, &str)]) -> Server {
+        command
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("spawn fsmcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = thread::spawn(move || {
+            let mut text = String::new();
+            let _ = BufReader::new(stderr).read_to_string(&mut text);
+            text
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            stdout: rx,
+            stderr: Some(stderr),
+            next_id: 0,
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes one line (a newline is appended) without waiting for anything.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .and_then(|()| stdin.flush())
+            .expect("write to the server's stdin");
+    }
+
+    /// The next stdout line, which must be one JSON value; fails after [`TIMEOUT`].
+    pub fn next_message(&mut self) -> Value {
+        self.next_message_within(TIMEOUT)
+            .unwrap_or_else(|| panic!("no message from the server within {TIMEOUT:?}"))
+    }
+
+    /// The next stdout line if one arrives within `wait`.
+    pub fn next_message_within(&mut self, wait: Duration) -> Option<Value> {
+        match self.stdout.recv_timeout(wait) {
+            Ok(line) => Some(serde_json::from_str(&line).unwrap_or_else(|e| {
+                panic!("stdout line is not one JSON value ({e}): {line:?}")
+            })),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("the server closed stdout while a message was expected")
+            }
+        }
+    }
+
+    /// Sends a raw line and returns the next message.
+    pub fn raw_line(&mut self, line: &str) -> Value {
+        self.send_line(line);
+        self.next_message()
+    }
+
+    /// Sends a request exactly as given (with a fresh integer id) and returns its response.
+    pub fn request_bare(&mut self, method: &str, params: Option<Value>) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send_line(&message.to_string());
+        loop {
+            let response = self.next_message();
+            if response.get("id") == Some(&json!(id)) {
+                assert_eq!(response["jsonrpc"], "2.0", "response: {response}");
+                return response;
+            }
+            assert!(
+                response.get("id").is_none() && response.get("method").is_some(),
+                "unexpected message while awaiting response {id}: {response}"
+            );
+        }
+    }
+
+    /// Sends a request in the modern envelope (added unless `params` already has `_meta`) and
+    /// returns the whole response.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let mut params = if params.is_null() { json!({}) } else { params };
+        if params.get("_meta").is_none() {
+            params["_meta"] = modern_meta();
+        }
+        self.request_bare(method, Some(params))
+    }
+
+    /// The result of a modern request that must succeed.
+    pub fn result(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request(method, params);
+        assert!(response.get("error").is_none(), "error response: {response}");
+        response["result"].clone()
+    }
+
+    /// The error object of a response that must fail.
+    pub fn error_of(response: &Value) -> Value {
+        assert!(
+            response.get("result").is_none(),
+            "expected an error, got {response}"
+        );
+        response["error"].clone()
+    }
+
+    /// The whole `tools/call` result (which must not be a JSON-RPC error).
+    pub fn call_result(&mut self, tool: &str, args: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert!(
+            response.get("error").is_none(),
+            "{tool} gave a JSON-RPC error: {response}"
+        );
+        response["result"].clone()
+    }
+
+    /// A successful call's `structuredContent`, checked against its text block.
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        let result = self.call_result(tool, args.clone());
+        structured(tool, &args, &result)
+    }
+
+    /// A failing call's error text, checked to be a well-formed `isError` result.
+    pub fn call_error(&mut self, tool: &str, args: Value) -> String {
+        let result = self.call_result(tool, args.clone());
+        error_text(tool, &args, &result)
+    }
+
+    /// Every page of a paged traversal, following `next_cursor` until it is null.
+    pub fn pages(&mut self, tool: &str, args: Value) -> Vec<Value> {
+        let mut pages = Vec::new();
+        let mut seen = HashSet::new();
+        let mut args = args;
+        loop {
+            let page = self.call(tool, args.clone());
+            let next = page["next_cursor"].clone();
+            pages.push(page);
+            match next {
+                Value::Null => return pages,
+                Value::String(cursor) => {
+                    assert!(seen.insert(cursor.clone()), "{tool} repeated a cursor");
+                    args["cursor"] = json!(cursor);
+                }
+                other => panic!("next_cursor is neither a string nor null: {other}"),
+            }
+        }
+    }
+
+    /// Every item of a paged traversal.
+    pub fn collect(&mut self, tool: &str, args: Value) -> Vec<Value> {
+        self.pages(tool, args)
+            .into_iter()
+            .flat_map(|page| page["items"].as_array().expect("items").clone())
+            .collect()
+    }
+
+    /// The paths `search_files` finds for a query.
+    pub fn find(&mut self, query: &str) -> Vec<String> {
+        self.collect("search_files", json!({"query": query}))
+            .iter()
+            .map(|item| item["path"].as_str().expect("path").to_owned())
+            .collect()
+    }
+
+    /// The `(line, text)` pairs `search_text` reports for a query, with their paths.
+    pub fn grep(&mut self, args: Value) -> Vec<(String, u64, String)> {
+        self.collect("search_text", args)
+            .iter()
+            .map(|item| {
+                (
+                    item["path"].as_str().expect("path").to_owned(),
+                    item["line"].as_u64().expect("line"),
+                    item["text"].as_str().expect("text").to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The whole text `read_text_file` returns for some arguments, pages concatenated.
+    pub fn read(&mut self, args: Value) -> String {
+        self.collect("read_text_file", args)
+            .iter()
+            .map(|item| item["text"].as_str().expect("text").to_owned())
+            .collect()
+    }
+
+    /// The names `list_directory` gives for a prefix.
+    pub fn names(&mut self, path: &str) -> Vec<String> {
+        self.collect("list_directory", json!({"path": path}))
+            .iter()
+            .map(|item| item["name"].as_str().expect("name").to_owned())
+            .collect()
+    }
+
+    /// Sends a signal to the server (`kill -<signal> <pid>`).
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// Waits for the process to exit (without closing stdin) and returns its status and stderr.
+    pub fn wait(&mut self) -> (ExitStatus, String) {
+        let status = wait_with_timeout(&mut self.child);
+        let stderr = self
+            .stderr
+            .take()
+            .map(|h| h.join().expect("stderr reader"))
+            .unwrap_or_default();
+        (status, stderr)
+    }
+
+    /// Closes stdin, waits for the exit, asserts status 0, and returns the status and stderr.
+    pub fn close(mut self) -> (ExitStatus, String) {
+        self.stdin.take();
+        let (status, stderr) = self.wait();
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "exit status {status:?}, stderr: {stderr}"
+        );
+        (status, stderr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Checks a successful tool result and returns its `structuredContent`: not an error, one text
+/// block holding exactly the compact JSON of `structuredContent`, and the paged key order.
+pub fn structured(tool: &str, args: &Value, result: &Value) -> Value {
+    assert_ne!(
+        result.get("isError"),
+        Some(&json!(true)),
+        "{tool} {args} failed: {result}"
+    );
+    let content = result["content"].as_array().expect("content array");
+    assert_eq!(content.len(), 1, "one content block: {result}");
+    assert_eq!(content[0]["type"], "text", "a text block: {result}");
+    let value = result["structuredContent"].clone();
+    assert_eq!(
+        content[0]["text"].as_str().expect("text"),
+        serde_json::to_string(&value).expect("serialize"),
+        "the text block is the compact JSON of structuredContent"
+    );
+    if READ_TOOLS.contains(&tool) {
+        assert_eq!(
+            keys(&value),
+            ["items", "next_cursor", "content_hash"],
+            "paged result keys: {value}"
+        );
+    }
+    value
+}
+
+/// Checks a failed tool result and returns its message.
+pub fn error_text(tool: &str, args: &Value, result: &Value) -> String {
+    assert_eq!(
+        result.get("isError"),
+        Some(&json!(true)),
+        "{tool} {args} was expected to fail: {result}"
+    );
+    assert!(
+        result.get("structuredContent").is_none(),
+        "an error result carries no structuredContent: {result}"
+    );
+    let content = result["content"].as_array().expect("content array");
+    assert_eq!(content.len(), 1, "one content block: {result}");
+    assert_eq!(content[0]["type"], "text");
+    content[0]["text"].as_str().expect("text").to_owned()
+}
+
+/// The keys of a JSON object, in order.
+pub fn keys(value: &Value) -> Vec<String> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The JSON-RPC error text of a call refused by the schema.
+pub fn schema_error(tool: &str, errors: &str) -> String {
+    format!("Input validation error: Invalid arguments for tool {tool}: {errors}")
+}
+
+fn wait_with_timeout(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not exit within {TIMEOUT:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// run: one process, its status and output
+// ---------------------------------------------------------------------------------------------
+
+/// Runs the binary with these arguments and an empty stdin; returns (status, stdout, stderr).
+pub fn run(args: &[&str]) -> (ExitStatus, String, String) {
+    run_with_env(args, &[])
+}
+
+/// [`run`] with extra environment variables.
+pub fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fsmcp");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let status = wait_with_timeout(&mut child);
+    (
+        status,
+        out.join().expect("stdout reader"),
+        err.join().expect("stderr reader"),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashes and cursors
+// ---------------------------------------------------------------------------------------------
+
+/// Lowercase hex SHA-256.
+pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
+    Sha256::digest(bytes.as_ref())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `sha256:<hex>` of some bytes.
+pub fn content_hash(bytes: impl AsRef<[u8]>) -> String {
+    format!("sha256:{}", sha256_hex(bytes))
+}
+
+/// The `content_hash` a page of these items must carry (contract §2.6).
+pub fn items_hash(tool: &str, items: &[Value]) -> String {
+    let s = |v: &Value| v.as_str().expect("string").to_owned();
+    let bytes: String = items
+        .iter()
+        .map(|item| match tool {
+            "list_directory" => format!("{}\0{}\n", s(&item["kind"]), s(&item["path"])),
+            "search_files" => format!("{}\n", s(&item["path"])),
+            "search_text" => format!(
+                "{}\0{}\0{}\n",
+                s(&item["path"]),
+                item["line"],
+                s(&item["text"])
+            ),
+            "read_text_file" => s(&item["text"]),
+            other => panic!("no items for {other}"),
+        })
+        .collect();
+    content_hash(bytes)
+}
+
+/// Unpadded base64url.
+pub fn b64url(bytes: impl AsRef<[u8]>) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The 32-byte test key.
+pub fn test_key() -> Vec<u8> {
+    vec![7u8; 32]
+}
+
+/// A cursor's scope: `hex(sha256(tool + "\0" + compact JSON of the scope arguments))`.
+pub fn scope(tool: &str, args: &Value) -> String {
+    sha256_hex(format!("{tool}\0{args}"))
+}
+
+/// A cursor's state: `hex(sha256(part1 + "\0" + part2 + "\0" + …))`.
+pub fn state<S: AsRef<str>>(parts: &[S]) -> String {
+    let joined: String = parts.iter().map(|p| format!("{}\0", p.as_ref())).collect();
+    sha256_hex(joined)
+}
+
+/// Signs a payload text: `base64url(payload) + "." + base64url(HMAC-SHA256(key, base64url(payload)))`.
+pub fn sign(key: &[u8], payload: &str) -> String {
+    let encoded = b64url(payload);
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(key).expect("hmac key");
+    mac.update(encoded.as_bytes());
+    format!("{encoded}.{}", b64url(mac.finalize().into_bytes()))
+}
+
+/// A well-formed cursor `{"v":1,"s":…,"t":…,"p":…}` signed with `key`.
+pub fn cursor(key: &[u8], scope: &str, state: &str, position: Value) -> String {
+    sign(
+        key,
+        &json!({"v": 1, "s": scope, "t": state, "p": position}).to_string(),
+    )
+}
+
+/// The decoded payload of a cursor.
+pub fn payload_of(cursor: &str) -> Value {
+    let (payload, _) = cursor.split_once('.').expect("two parts");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .expect("base64url payload");
+    serde_json::from_slice(&bytes).expect("JSON payload")
+}
