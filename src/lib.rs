@@ -2,6 +2,7 @@
 //!
 //! The crate is layered so that authority flows one way:
 //!
+//! * [`app`] turns parsed options into a ready server, in the documented validation order.
 //! * [`config`] turns a command line into a validated [`config::Config`].
 //! * [`root`] is the confinement boundary: it holds the root's directory descriptor and is the
 //!   only module that touches the filesystem.
@@ -10,6 +11,7 @@
 //! * [`tools`] are thin façades: they parse arguments, call the engine and shape results.
 //! * [`server`] speaks MCP (via `rmcp`) over stdio and runs one-shot calls.
 
+pub mod app;
 pub mod config;
 pub mod engine;
 pub mod root;

@@ -1,1 +1,94 @@
-fn main() {}
+//! The `fsmcp` command: parse flags, open the root, then serve stdio or run one call.
+//! Start-up errors print one line to stderr and exit 64; nothing but protocol reaches stdout
+//! while serving.
+
+use std::process::ExitCode;
+
+use fsmcp::config::{EXIT_CONFIG, Invocation, help_text, parse_args};
+use fsmcp::server::oneshot::{CallOutcome, call};
+use fsmcp::server::serve_stdio;
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let options = match parse_args(&argv) {
+        Ok(Invocation::Help) => {
+            println!("{}", help_text());
+            return ExitCode::SUCCESS;
+        }
+        Ok(Invocation::Version) => {
+            println!("{}", fsmcp::SERVER_VERSION);
+            return ExitCode::SUCCESS;
+        }
+        Ok(Invocation::Run(options)) => options,
+        Err(error) => return config_failure(&error.to_string()),
+    };
+    let prepared = match fsmcp::app::prepare(&options, |name| std::env::var(name).ok()) {
+        Ok(prepared) => prepared,
+        Err(error) => return config_failure(&error.to_string()),
+    };
+    init_logging(options.log_level.as_deref());
+    for warning in &prepared.warnings {
+        eprintln!("fsmcp: {warning}");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(_) => return config_failure("startup failed"),
+    };
+    let code = runtime.block_on(async move {
+        match options.call {
+            Some(one) => match call(prepared.server, options.protocol, &one.tool, &one.arguments).await {
+                Ok(CallOutcome::Result { result, is_error }) => {
+                    println!("{}", serde_json::to_string_pretty(&result).unwrap_or_default());
+                    if is_error { 1 } else { 0 }
+                }
+                Ok(CallOutcome::ProtocolError(message)) => {
+                    eprintln!("fsmcp: {message}");
+                    2
+                }
+                Err(message) => {
+                    eprintln!("{message}");
+                    EXIT_CONFIG
+                }
+            },
+            None => {
+                let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+                tokio::select! {
+                    _ = serve_stdio(prepared.server, options.protocol) => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = async { match terminate.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {}
+                }
+                0
+            }
+        }
+    });
+    // The blocking stdin reader may still be parked in read(2); every response has already
+    // been flushed, so leave without waiting for it.
+    std::process::exit(code);
+}
+
+fn config_failure(message: &str) -> ExitCode {
+    eprintln!("{message}");
+    ExitCode::from(EXIT_CONFIG as u8)
+}
+
+/// Diagnostics go to stderr, and only when asked for (`--log-level` or `RUST_LOG`), so a
+/// quiet start stays byte-for-byte quiet.
+fn init_logging(level: Option<&str>) {
+    let filter = match (level, std::env::var("RUST_LOG").ok()) {
+        (Some(level), _) => level.to_owned(),
+        (None, Some(env)) if !env.is_empty() => env,
+        _ => return,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .try_init();
+}

@@ -233,7 +233,9 @@ fn terms_properties() -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn expected_input_schemas(max_chunks: u64) -> Vec<(&'static str, Vec<(&'static str, Value)>, Option<Value>)> {
+fn expected_input_schemas(
+    max_chunks: u64,
+) -> Vec<(&'static str, Vec<(&'static str, Value)>, Option<Value>)> {
     let cursor = ("cursor", json!({"type": "string"}));
     let limit = ("limit", json!({"type": "integer", "minimum": 1}));
     let mut search_files = terms_properties();
@@ -344,10 +346,7 @@ fn output_schemas_are_exact() {
             "list_directory",
             paged_output_schema(json!({"name": string, "kind": string, "path": string})),
         ),
-        (
-            "search_files",
-            paged_output_schema(json!({"path": string})),
-        ),
+        ("search_files", paged_output_schema(json!({"path": string}))),
         (
             "search_text",
             paged_output_schema(json!({"path": string, "line": integer, "text": string})),
@@ -671,7 +670,10 @@ fn modern_only_answers_an_enveloped_initialize_with_method_not_found() {
         "initialize",
         json!({"protocolVersion": MODERN, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
     ));
-    assert_eq!(error, json!({"code": -32601, "message": "Method not found"}));
+    assert_eq!(
+        error,
+        json!({"code": -32601, "message": "Method not found"})
+    );
 }
 
 // ---- tools/call shapes ----------------------------------------------------------------------
@@ -742,26 +744,106 @@ fn a_malformed_tools_call_is_an_invalid_params_error() {
 fn arguments_failing_the_schema_are_reported_in_validator_words() {
     let too_many: Vec<String> = (0..17).map(|i| format!("t{i}")).collect();
     let cases = [
-        ("list_directory", json!({"limit": 0}), "data/limit must be >= 1"),
-        ("list_directory", json!({"limit": 1.5}), "data/limit must be integer"),
-        ("list_directory", json!({"limit": "many"}), "data/limit must be integer"),
-        ("list_directory", json!({"limit": null}), "data/limit must be integer"),
-        ("list_directory", json!({"path": 5}), "data/path must be string"),
-        ("list_directory", json!({"bogus": true}), "data must NOT have additional properties"),
-        ("read_text_file", json!({"path": "a.txt", "limit": 9}), "data/limit must be <= 8"),
-        ("read_text_file", json!({"path": ""}), "data/path must NOT have fewer than 1 characters"),
-        ("read_text_file", json!({}), "data must have required property 'path'"),
-        ("read_text_file", json!({"path": "a.txt", "start_line": 0}), "data/start_line must be >= 1"),
-        ("read_text_file", json!({"path": "a.txt", "start_line": 1.5}), "data/start_line must be integer"),
-        ("search_files", json!({"query": ""}), "data/query must NOT have fewer than 1 characters"),
-        ("search_text", json!({"query": 5}), "data/query must be string"),
-        ("search_files", json!({"any_of": []}), "data/any_of must NOT have fewer than 1 items"),
-        ("search_files", json!({"any_of": too_many}), "data/any_of must NOT have more than 16 items"),
-        ("search_text", json!({"any_of": ["a", 1]}), "data/any_of/1 must be string"),
-        ("search_text", json!({"any_of": ["a", ""]}), "data/any_of/1 must NOT have fewer than 1 characters"),
-        ("search_files", json!({"query": "a", "case_insensitive": "yes"}), "data/case_insensitive must be boolean"),
-        ("write_text_file", json!({"path": "a.txt"}), "data must have required property 'content'"),
-        ("write_text_file", json!({"path": "a.txt", "content": 5}), "data/content must be string"),
+        (
+            "list_directory",
+            json!({"limit": 0}),
+            "data/limit must be >= 1",
+        ),
+        (
+            "list_directory",
+            json!({"limit": 1.5}),
+            "data/limit must be integer",
+        ),
+        (
+            "list_directory",
+            json!({"limit": "many"}),
+            "data/limit must be integer",
+        ),
+        (
+            "list_directory",
+            json!({"limit": null}),
+            "data/limit must be integer",
+        ),
+        (
+            "list_directory",
+            json!({"path": 5}),
+            "data/path must be string",
+        ),
+        (
+            "list_directory",
+            json!({"bogus": true}),
+            "data must NOT have additional properties",
+        ),
+        (
+            "read_text_file",
+            json!({"path": "a.txt", "limit": 9}),
+            "data/limit must be <= 8",
+        ),
+        (
+            "read_text_file",
+            json!({"path": ""}),
+            "data/path must NOT have fewer than 1 characters",
+        ),
+        (
+            "read_text_file",
+            json!({}),
+            "data must have required property 'path'",
+        ),
+        (
+            "read_text_file",
+            json!({"path": "a.txt", "start_line": 0}),
+            "data/start_line must be >= 1",
+        ),
+        (
+            "read_text_file",
+            json!({"path": "a.txt", "start_line": 1.5}),
+            "data/start_line must be integer",
+        ),
+        (
+            "search_files",
+            json!({"query": ""}),
+            "data/query must NOT have fewer than 1 characters",
+        ),
+        (
+            "search_text",
+            json!({"query": 5}),
+            "data/query must be string",
+        ),
+        (
+            "search_files",
+            json!({"any_of": []}),
+            "data/any_of must NOT have fewer than 1 items",
+        ),
+        (
+            "search_files",
+            json!({"any_of": too_many}),
+            "data/any_of must NOT have more than 16 items",
+        ),
+        (
+            "search_text",
+            json!({"any_of": ["a", 1]}),
+            "data/any_of/1 must be string",
+        ),
+        (
+            "search_text",
+            json!({"any_of": ["a", ""]}),
+            "data/any_of/1 must NOT have fewer than 1 characters",
+        ),
+        (
+            "search_files",
+            json!({"query": "a", "case_insensitive": "yes"}),
+            "data/case_insensitive must be boolean",
+        ),
+        (
+            "write_text_file",
+            json!({"path": "a.txt"}),
+            "data must have required property 'content'",
+        ),
+        (
+            "write_text_file",
+            json!({"path": "a.txt", "content": 5}),
+            "data/content must be string",
+        ),
     ];
     let (_tree, mut server) = server();
     for (tool, args, errors) in cases {

@@ -69,7 +69,9 @@ pub enum EngineError {
     #[error("result ceiling is too small")]
     CeilingTooSmall,
     /// A write path that is not one lowercase basename.
-    #[error("path must be one lowercase basename of letters, digits, dots, underscores, or hyphens")]
+    #[error(
+        "path must be one lowercase basename of letters, digits, dots, underscores, or hyphens"
+    )]
     WriteName,
     /// A non-string `content`.
     #[error("content must be a string")]

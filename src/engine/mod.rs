@@ -75,7 +75,14 @@ impl Engine {
         move |position| self.codec.encode(scope, state, position)
     }
 
-    fn decode(&self, cursor: Option<&str>, scope: &str, state: &str) -> Result<Option<Value>, EngineError> {
-        cursor.map(|c| self.codec.decode(c, scope, state)).transpose()
+    fn decode(
+        &self,
+        cursor: Option<&str>,
+        scope: &str,
+        state: &str,
+    ) -> Result<Option<Value>, EngineError> {
+        cursor
+            .map(|c| self.codec.decode(c, scope, state))
+            .transpose()
     }
 }

@@ -44,7 +44,10 @@ impl Page {
             "next_cursor".into(),
             self.next_cursor.clone().map_or(Value::Null, Value::String),
         );
-        map.insert("content_hash".into(), Value::String(self.content_hash.clone()));
+        map.insert(
+            "content_hash".into(),
+            Value::String(self.content_hash.clone()),
+        );
         Value::Object(map)
     }
 }
@@ -102,7 +105,9 @@ impl Fitter {
                 Some(c) => format!("\"{c}\""),
                 None => "null".to_owned(),
             };
-            let frame = format!(r#"{{"items":[],"next_cursor":{next},"content_hash":"{PLACEHOLDER_HASH}"}}"#);
+            let frame = format!(
+                r#"{{"items":[],"next_cursor":{next},"content_hash":"{PLACEHOLDER_HASH}"}}"#
+            );
             let commas = kept.saturating_sub(1) as u64;
             let value_raw = frame.len() as u64 + raw[kept] + commas;
             let value_escaped = escaped_len(&frame) + escaped[kept] + commas;

@@ -57,7 +57,9 @@ impl Position {
         if keys != ["file", "line", "lineStart", "matched", "offset"] {
             return None;
         }
-        let line = map["line"].as_u64().filter(|l| (1..=9_007_199_254_740_991).contains(l))?;
+        let line = map["line"]
+            .as_u64()
+            .filter(|l| (1..=9_007_199_254_740_991).contains(l))?;
         Some(Position {
             file: map["file"].as_u64()?,
             offset: map["offset"].as_u64()?,
@@ -181,7 +183,10 @@ impl Engine {
         let mut digests = self.digests.lock().expect("digest cache lock");
         let mut parts = Vec::with_capacity(files.len());
         for entry in files {
-            let file = self.root.open_entry(entry).map_err(|_| RootError::Changed)?;
+            let file = self
+                .root
+                .open_entry(entry)
+                .map_err(|_| RootError::Changed)?;
             let digest = digests.digest(&file, &mut budget)?;
             parts.push(format!("{}\0{}:{}", entry.path, file.size(), digest));
         }
@@ -189,7 +194,11 @@ impl Engine {
     }
 
     /// Scans from `pos`; returns where the next page starts, or `None` when all files are done.
-    fn scan(&self, scan: &mut Scan<'_>, mut pos: Position) -> Result<Option<Position>, EngineError> {
+    fn scan(
+        &self,
+        scan: &mut Scan<'_>,
+        mut pos: Position,
+    ) -> Result<Option<Position>, EngineError> {
         let count = scan.files.len() as u64;
         loop {
             if pos.file >= count {
@@ -272,7 +281,8 @@ impl Engine {
             scan.scanned += want as u64;
             let mut segment_start = 0usize;
             loop {
-                let newline = memchr::memchr(b'\n', &buf[segment_start..want]).map(|i| segment_start + i);
+                let newline =
+                    memchr::memchr(b'\n', &buf[segment_start..want]).map(|i| segment_start + i);
                 let segment_end = newline.unwrap_or(want);
                 let segment = &buf[segment_start..segment_end];
                 if !pos.matched {
@@ -354,7 +364,10 @@ mod tests {
         nl.extend(std::iter::repeat_n(0xc0, 8187));
         assert!(is_binary(&nl, false));
         assert!(is_binary(b"text\0\xff", true));
-        assert!(!is_binary(b"first line\nsecond\0line has a nul\nneedle here\n", true));
+        assert!(!is_binary(
+            b"first line\nsecond\0line has a nul\nneedle here\n",
+            true
+        ));
         assert!(!is_binary(b"needle up top\n\xff\xfe\n", true));
         assert!(!is_binary(b"needle here\n\0\n\xff\n", true));
         assert!(!is_binary(&[0xc0; 8192], false));

@@ -19,9 +19,9 @@ fn is_lowercase_basename(path: &str) -> bool {
     let bytes = path.as_bytes();
     (1..=255).contains(&bytes.len())
         && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'))
+        && bytes.iter().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        })
 }
 
 impl Engine {
@@ -64,7 +64,21 @@ mod tests {
         for ok in ["a", "0.txt", "notes.md", "a-b_c.d"] {
             assert!(is_lowercase_basename(ok), "{ok}");
         }
-        for bad in ["", "sub/dir.txt", "../escape.txt", "/absolute.txt", "Upper.txt", ".hidden", "..", "has space.txt", "null\0.txt", "back\\slash.txt", &"x".repeat(300), "Bad Name", "-x"] {
+        for bad in [
+            "",
+            "sub/dir.txt",
+            "../escape.txt",
+            "/absolute.txt",
+            "Upper.txt",
+            ".hidden",
+            "..",
+            "has space.txt",
+            "null\0.txt",
+            "back\\slash.txt",
+            &"x".repeat(300),
+            "Bad Name",
+            "-x",
+        ] {
             assert!(!is_lowercase_basename(bad), "{bad:?}");
         }
         assert!(is_lowercase_basename(&"x".repeat(255)));

@@ -48,7 +48,8 @@ impl Root {
         let committed = write_all(&temp, bytes)
             .and_then(|()| {
                 // The umask narrowed the creation mode; restore exactly what the file had.
-                rustix::fs::fchmod(&temp, Mode::from_raw_mode(mode)).map_err(|_| RootError::WriteFailed)?;
+                rustix::fs::fchmod(&temp, Mode::from_raw_mode(mode))
+                    .map_err(|_| RootError::WriteFailed)?;
                 if let Some(stat) = &existing {
                     let _ = rustix::fs::fchown(
                         &temp,

@@ -143,7 +143,11 @@ fn has_drive_prefix(value: &str) -> bool {
 /// Windows reserves these names in every directory, with or without an extension; a file so
 /// named cannot be created or read there, so fsmcp refuses them on every platform alike.
 fn is_device_name(segment: &str) -> bool {
-    let stem = segment.split('.').next().unwrap_or(segment).trim_end_matches(' ');
+    let stem = segment
+        .split('.')
+        .next()
+        .unwrap_or(segment)
+        .trim_end_matches(' ');
     let upper = stem.to_ascii_uppercase();
     match upper.as_str() {
         "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,

@@ -37,7 +37,15 @@ pub const DEFAULT_EXCLUDED_DIRECTORIES: [&str; 22] = [
 
 /// File-name globs excluded by default, at any depth: credentials more often than content.
 pub const DEFAULT_EXCLUDED_FILES: [&str; 9] = [
-    ".env", ".env.*", "*.p12", "*.pem", "*.pfx", "id_dsa", "id_ecdsa", "id_ed25519", "id_rsa",
+    ".env",
+    ".env.*",
+    "*.p12",
+    "*.pem",
+    "*.pfx",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_rsa",
 ];
 
 /// The built-in exclude globs in their canonical order: each directory's pair, then the files.
@@ -211,7 +219,11 @@ mod tests {
             ("{a,b}", "a", false),
             ("**", "x/y", true),
         ] {
-            assert_eq!(Glob::new(pattern, false).is_match(path), expected, "{pattern} {path}");
+            assert_eq!(
+                Glob::new(pattern, false).is_match(path),
+                expected,
+                "{pattern} {path}"
+            );
         }
     }
 
@@ -246,13 +258,24 @@ mod tests {
             (&["docs/**", "*.md"][..], true),
             (&[][..], false),
         ] {
-            assert_eq!(sel(includes, &[], true).serves_root_level(), expected, "{includes:?}");
+            assert_eq!(
+                sel(includes, &[], true).serves_root_level(),
+                expected,
+                "{includes:?}"
+            );
         }
     }
 
     #[test]
     fn defeated_literal_includes() {
-        assert_eq!(sel(&[".env", "**", "a.txt"], &[], true).includes_defeated_by_defaults(), vec![".env"]);
-        assert!(sel(&[".env"], &[], false).includes_defeated_by_defaults().is_empty());
+        assert_eq!(
+            sel(&[".env", "**", "a.txt"], &[], true).includes_defeated_by_defaults(),
+            vec![".env"]
+        );
+        assert!(
+            sel(&[".env"], &[], false)
+                .includes_defeated_by_defaults()
+                .is_empty()
+        );
     }
 }

@@ -191,9 +191,7 @@ impl Root {
                     }
                     EntryKind::Directory
                 }
-                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => {
-                    EntryKind::File
-                }
+                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => EntryKind::File,
                 _ => continue,
             };
             if listed.len() as u64 >= self.limits.max_files {

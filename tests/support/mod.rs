@@ -296,9 +296,11 @@ impl Server {
     /// The next stdout line if one arrives within `wait`.
     pub fn next_message_within(&mut self, wait: Duration) -> Option<Value> {
         match self.stdout.recv_timeout(wait) {
-            Ok(line) => Some(serde_json::from_str(&line).unwrap_or_else(|e| {
-                panic!("stdout line is not one JSON value ({e}): {line:?}")
-            })),
+            Ok(line) => {
+                Some(serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout line is not one JSON value ({e}): {line:?}")
+                }))
+            }
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => {
                 panic!("the server closed stdout while a message was expected")
@@ -347,7 +349,10 @@ impl Server {
     /// The result of a modern request that must succeed.
     pub fn result(&mut self, method: &str, params: Value) -> Value {
         let response = self.request(method, params);
-        assert!(response.get("error").is_none(), "error response: {response}");
+        assert!(
+            response.get("error").is_none(),
+            "error response: {response}"
+        );
         response["result"].clone()
     }
 

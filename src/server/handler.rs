@@ -1,0 +1,147 @@
+//! The MCP request handler: identity, discovery, the tool list and tool calls, on `rmcp`'s
+//! `ServerHandler`. Filesystem work runs on the blocking pool so a slow disk never stalls the
+//! protocol loop.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value, json};
+
+use crate::config::ProtocolMode;
+use crate::engine::Engine;
+use crate::tools::{Registry, ToolSpec};
+use crate::{SERVER_NAME, SERVER_VERSION};
+
+/// What the server tells a client about itself on discovery and initialization.
+pub const INSTRUCTIONS: &str = "Reads and writes files under one confined root; every path is relative to that root. Each call sees the filesystem as it is at that moment, so a write shows in the next read. Follow next_cursor until it is null; a cursor fails, rather than returning a torn page, when the state it was issued for has changed.";
+
+/// One served root with its published tools.
+#[derive(Clone)]
+pub struct FsmcpServer {
+    engine: Arc<Engine>,
+    registry: Arc<Registry>,
+    protocol: ProtocolMode,
+}
+
+impl FsmcpServer {
+    /// A server over `engine` publishing `registry`, accepting the eras `protocol` allows.
+    pub fn new(engine: Arc<Engine>, registry: Arc<Registry>, protocol: ProtocolMode) -> Self {
+        FsmcpServer {
+            engine,
+            registry,
+            protocol,
+        }
+    }
+
+    /// The published tools as MCP tool definitions.
+    pub fn tool_definitions(&self) -> Vec<Tool> {
+        self.registry.tools().iter().map(definition).collect()
+    }
+
+    /// Runs one tool call to completion: `None` when no tool has that name.
+    pub async fn run_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Option<CallToolResult> {
+        let spec = self.registry.get(name)?.clone();
+        let engine = self.engine.clone();
+        let outcome = tokio::task::spawn_blocking(move || spec.call(&engine, &arguments))
+            .await
+            .unwrap_or_else(|_| Err("internal error".to_owned()));
+        Some(tool_result(outcome))
+    }
+}
+
+/// `{"io.modelcontextprotocol/serverInfo": {name, version}}`, stamped on modern results.
+pub fn server_info_meta() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": SERVER_NAME, "version": SERVER_VERSION}})
+}
+
+fn definition(spec: &ToolSpec) -> Tool {
+    let object =
+        |v: &Value| -> Arc<JsonObject> { Arc::new(v.as_object().cloned().unwrap_or_default()) };
+    let mut annotations = ToolAnnotations::default();
+    annotations.read_only_hint = Some(spec.read_only);
+    annotations.destructive_hint = Some(!spec.read_only);
+    annotations.idempotent_hint = Some(true);
+    annotations.open_world_hint = Some(false);
+    let mut tool = Tool::new(
+        spec.name.clone(),
+        spec.description,
+        object(&spec.input_schema),
+    );
+    tool.title = Some(spec.title.to_owned());
+    tool.output_schema = Some(object(&spec.output_schema));
+    tool.annotations = Some(annotations);
+    tool.meta =
+        serde_json::from_value(json!({"io.modelcontextprotocol/cacheScope": "private"})).ok();
+    tool
+}
+
+/// A success carries the compact JSON of its structured content as its one text block; a
+/// refusal carries only its message.
+fn tool_result(outcome: Result<Value, String>) -> CallToolResult {
+    match outcome {
+        Ok(value) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+            result.structured_content = Some(value);
+            result.is_error = None;
+            result
+        }
+        Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+    }
+}
+
+impl ServerHandler for FsmcpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
+            .with_instructions(INSTRUCTIONS)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.protocol {
+            ProtocolMode::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            ProtocolMode::All => Cow::Owned(vec![
+                ProtocolVersion::V_2026_07_28,
+                ProtocolVersion::V_2025_11_25,
+                ProtocolVersion::V_2025_06_18,
+                ProtocolVersion::V_2025_03_26,
+                ProtocolVersion::V_2024_11_05,
+            ]),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tool_definitions()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments.unwrap_or_default();
+        match self.run_tool(&request.name, arguments).await {
+            Some(result) => Ok(result.into()),
+            None => Err(McpError::invalid_params(
+                format!("Tool {} not found", request.name),
+                None,
+            )),
+        }
+    }
+}

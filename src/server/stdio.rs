@@ -1,0 +1,443 @@
+//! Newline-delimited JSON-RPC over a byte stream (stdio, or an in-memory pipe for one-shot
+//! calls), with fsmcp's wire policy applied before `rmcp` dispatches anything:
+//!
+//! * a line that is not JSON gets `-32700`, a batch or a malformed envelope `-32600`;
+//! * the protocol era is chosen by the opening: `initialize` selects 2025-11-25, a request
+//!   carrying the 2026-07-28 `_meta` envelope selects the stateless protocol (`server/discover`
+//!   answers without choosing);
+//! * every modern request's `_meta` is checked, so a version other than 2026-07-28 is refused
+//!   with `-32022` on every request, not only the first;
+//! * every modern result carries the server's identity in `_meta`;
+//! * at end of input, requests already accepted are answered before the stream closes.
+//!
+//! Only protocol messages are ever written to the output.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Mutex, Notify, mpsc};
+
+use super::server_info_meta;
+use crate::config::ProtocolMode;
+
+/// The one modern protocol revision fsmcp serves statelessly.
+pub const MODERN_VERSION: &str = "2026-07-28";
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+const MISSING_ENVELOPE: &str = "Request is missing the required _meta envelope for protocol revision 2026-07-28 (io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities)";
+/// Longest line accepted; a longer one is answered as a parse error and discarded.
+const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Which protocol era the connection has settled on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    Undecided,
+    Legacy,
+    Modern,
+}
+
+type Reader = Pin<Box<dyn AsyncRead + Send>>;
+type Writer = Pin<Box<dyn AsyncWrite + Send>>;
+
+struct Shared {
+    /// Messages the reader task accepted, in arrival order.
+    accepted: Mutex<mpsc::Receiver<ClientJsonRpcMessage>>,
+    writer: Mutex<Writer>,
+    state: std::sync::Mutex<WireState>,
+    drained: Notify,
+    eof: AtomicBool,
+    mode: ProtocolMode,
+}
+
+struct WireState {
+    era: Era,
+    /// Accepted requests awaiting their response, by id text, with the era they were sent in.
+    in_flight: HashMap<String, Era>,
+}
+
+/// A JSON-RPC line transport for `rmcp`. Clones share one stream.
+#[derive(Clone)]
+pub struct LineTransport {
+    shared: Arc<Shared>,
+}
+
+/// What the wire policy decided about one inbound line.
+enum Verdict {
+    Forward(ClientJsonRpcMessage),
+    Reply(Value),
+    Drop,
+}
+
+fn error_reply(id: &Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut error = json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl LineTransport {
+    /// A transport reading requests from `reader` and writing responses to `writer`. Must be
+    /// called inside a Tokio runtime: a task reads and judges lines from then on, so a line is
+    /// never lost when `rmcp` abandons a pending `receive`.
+    pub fn new(
+        reader: impl AsyncRead + Send + 'static,
+        writer: impl AsyncWrite + Send + 'static,
+        mode: ProtocolMode,
+    ) -> LineTransport {
+        let (sender, accepted) = mpsc::channel(64);
+        let transport = LineTransport {
+            shared: Arc::new(Shared {
+                accepted: Mutex::new(accepted),
+                writer: Mutex::new(Box::pin(writer)),
+                state: std::sync::Mutex::new(WireState {
+                    era: Era::Undecided,
+                    in_flight: HashMap::new(),
+                }),
+                drained: Notify::new(),
+                eof: AtomicBool::new(false),
+                mode,
+            }),
+        };
+        let reading = transport.clone();
+        let reader: Reader = Box::pin(reader);
+        tokio::spawn(async move { reading.read_lines(BufReader::new(reader), sender).await });
+        transport
+    }
+
+    /// Reads, judges and answers or forwards every line; at end of input, waits until every
+    /// accepted request is answered, then closes the channel.
+    async fn read_lines(
+        &self,
+        mut reader: BufReader<Reader>,
+        sender: mpsc::Sender<ClientJsonRpcMessage>,
+    ) {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if line.len() > MAX_LINE_BYTES {
+                let reply = error_reply(&Value::Null, -32700, "Parse error", None);
+                LineTransport::write_line(&self.shared, &reply).await;
+                continue;
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match self.judge(&line) {
+                Verdict::Forward(message) => {
+                    if sender.send(message).await.is_err() {
+                        break;
+                    }
+                }
+                Verdict::Reply(reply) => LineTransport::write_line(&self.shared, &reply).await,
+                Verdict::Drop => {}
+            }
+        }
+        self.wait_drained().await;
+        self.shared.eof.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the input has ended.
+    pub fn at_eof(&self) -> bool {
+        self.shared.eof.load(Ordering::SeqCst)
+    }
+
+    /// Forgets the era, for a new `rmcp` loop after one ended without serving.
+    pub fn reset_era(&self) {
+        self.shared.state.lock().expect("wire state").era = Era::Undecided;
+    }
+
+    async fn write_line(shared: &Shared, value: &Value) {
+        let mut line = value.to_string();
+        line.push('\n');
+        let mut writer = shared.writer.lock().await;
+        // A closed output leaves nothing to tell; the input side ends the loop.
+        let _ = writer.write_all(line.as_bytes()).await;
+        let _ = writer.flush().await;
+    }
+
+    fn judge(&self, line: &[u8]) -> Verdict {
+        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+            return Verdict::Reply(error_reply(&Value::Null, -32700, "Parse error", None));
+        };
+        let Value::Object(object) = &message else {
+            let text = if message.is_array() {
+                "Invalid Request: batches are not supported"
+            } else {
+                "Invalid Request"
+            };
+            return Verdict::Reply(error_reply(&Value::Null, -32600, text, None));
+        };
+        let id = object.get("id");
+        let valid_id = matches!(id, Some(Value::String(_))) || id.and_then(Value::as_i64).is_some();
+        let Some(method) = object.get("method").and_then(Value::as_str) else {
+            if object.contains_key("result") || object.contains_key("error") {
+                // A response to a request fsmcp never sends.
+                return Verdict::Drop;
+            }
+            let id = if valid_id {
+                id.cloned().unwrap_or(Value::Null)
+            } else {
+                Value::Null
+            };
+            return Verdict::Reply(error_reply(&id, -32600, "Invalid Request", None));
+        };
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return match id {
+                None => Verdict::Drop,
+                Some(id) => Verdict::Reply(error_reply(
+                    if valid_id { id } else { &Value::Null },
+                    -32600,
+                    "Invalid Request: jsonrpc must be \"2.0\"",
+                    None,
+                )),
+            };
+        }
+        match id {
+            None => self.judge_notification(method, &message),
+            Some(id) if !valid_id => Verdict::Reply(error_reply(
+                &Value::Null,
+                -32600,
+                &format!("Invalid Request: the id {id} is not a string or an integer"),
+                None,
+            )),
+            Some(id) => self.judge_request(method, id, &message),
+        }
+    }
+
+    fn judge_notification(&self, method: &str, message: &Value) -> Verdict {
+        let mut state = self.shared.state.lock().expect("wire state");
+        // Until a loop has chosen an era, rmcp would end on a notification; nothing is lost by
+        // dropping one, since no request can be cancelled yet.
+        if state.era == Era::Undecided {
+            return Verdict::Drop;
+        }
+        match method {
+            "notifications/cancelled" => {
+                if let Some(id) = message.pointer("/params/requestId") {
+                    state.in_flight.remove(&id_key(id));
+                    self.shared.drained.notify_waiters();
+                }
+            }
+            "notifications/initialized" if state.era == Era::Legacy => {}
+            _ => return Verdict::Drop,
+        }
+        drop(state);
+        match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
+            Ok(parsed) => Verdict::Forward(parsed),
+            Err(_) => Verdict::Drop,
+        }
+    }
+
+    fn judge_request(&self, method: &str, id: &Value, message: &Value) -> Verdict {
+        let mode = self.shared.mode;
+        let meta = message.pointer("/params/_meta");
+        let claim = meta.and_then(|m| m.get(VERSION_KEY));
+        let mut state = self.shared.state.lock().expect("wire state");
+        let unsupported = |requested: Option<&Value>| {
+            let mut data = json!({"supported": [MODERN_VERSION]});
+            let message = match requested {
+                Some(Value::String(v)) => {
+                    data["requested"] = json!(v);
+                    format!("Unsupported protocol version: {v}")
+                }
+                Some(other) => {
+                    data["requested"] = json!(other.to_string());
+                    format!("Unsupported protocol version: {other}")
+                }
+                None => "Unsupported protocol version: the request did not name a protocol version"
+                    .to_owned(),
+            };
+            Verdict::Reply(error_reply(id, -32022, &message, Some(data)))
+        };
+        let era_of_request;
+        if method == "initialize" {
+            if mode == ProtocolMode::Modern || state.era == Era::Modern {
+                let requested = message.pointer("/params/protocolVersion");
+                return unsupported(requested);
+            }
+            era_of_request = Era::Legacy;
+        } else if let Some(claim) = claim {
+            if state.era == Era::Legacy {
+                return Verdict::Reply(error_reply(
+                    id,
+                    -32600,
+                    "Invalid Request: this connection opened with initialize, so requests carry no per-request _meta protocol version",
+                    None,
+                ));
+            }
+            if claim.as_str() != Some(MODERN_VERSION) {
+                return unsupported(Some(claim));
+            }
+            if let Some(problem) = envelope_problem(meta.expect("a claim lives in _meta")) {
+                return Verdict::Reply(error_reply(
+                    id,
+                    -32602,
+                    &format!("Invalid _meta envelope for protocol revision 2026-07-28: {problem}"),
+                    None,
+                ));
+            }
+            if method == "ping" {
+                return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+            }
+            era_of_request = Era::Modern;
+        } else {
+            match state.era {
+                Era::Legacy => era_of_request = Era::Legacy,
+                Era::Modern => {
+                    return Verdict::Reply(error_reply(id, -32602, MISSING_ENVELOPE, None));
+                }
+                Era::Undecided if mode == ProtocolMode::Modern => return unsupported(None),
+                // rmcp answers a ping before the handshake.
+                Era::Undecided if method == "ping" => era_of_request = Era::Undecided,
+                Era::Undecided => {
+                    return Verdict::Reply(error_reply(id, -32602, MISSING_ENVELOPE, None));
+                }
+            }
+        }
+        // Only the methods fsmcp serves reach rmcp; everything else is one uniform answer.
+        if !matches!(
+            method,
+            "initialize" | "server/discover" | "tools/list" | "tools/call" | "ping"
+        ) {
+            return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+        }
+        let parsed = match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                return Verdict::Reply(error_reply(
+                    id,
+                    -32602,
+                    &format!("Invalid params for {method}"),
+                    None,
+                ));
+            }
+        };
+        if state.era == Era::Undecided && method != "server/discover" && method != "ping" {
+            state.era = era_of_request;
+        }
+        state.in_flight.insert(id_key(id), era_of_request);
+        Verdict::Forward(parsed)
+    }
+
+    async fn wait_drained(&self) {
+        loop {
+            let notified = self.shared.drained.notified();
+            if self
+                .shared
+                .state
+                .lock()
+                .expect("wire state")
+                .in_flight
+                .is_empty()
+            {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// The first problem with a modern `_meta` envelope, if any.
+fn envelope_problem(meta: &Value) -> Option<String> {
+    match meta.get(CAPABILITIES_KEY) {
+        Some(Value::Object(_)) => {}
+        Some(_) => return Some(format!("{CAPABILITIES_KEY}: expected object")),
+        None => {
+            return Some(format!(
+                "{CAPABILITIES_KEY}: expected object, received undefined"
+            ));
+        }
+    }
+    match meta.get(CLIENT_INFO_KEY) {
+        None => None,
+        Some(Value::Object(info))
+            if info.get("name").is_some_and(Value::is_string)
+                && info.get("version").is_some_and(Value::is_string) =>
+        {
+            None
+        }
+        Some(_) => Some(format!(
+            "{CLIENT_INFO_KEY}: expected an object with name and version"
+        )),
+    }
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let shared = self.shared.clone();
+        async move {
+            let mut value = serde_json::to_value(&item).map_err(std::io::Error::other)?;
+            let id = match &item {
+                ServerJsonRpcMessage::Response(r) => {
+                    Some(serde_json::to_value(&r.id).unwrap_or_default())
+                }
+                ServerJsonRpcMessage::Error(e) => {
+                    e.id.as_ref()
+                        .map(|id| serde_json::to_value(id).unwrap_or_default())
+                }
+                _ => None,
+            };
+            let era = id.as_ref().and_then(|id| {
+                shared
+                    .state
+                    .lock()
+                    .expect("wire state")
+                    .in_flight
+                    .get(&id_key(id))
+                    .copied()
+            });
+            if era == Some(Era::Modern)
+                && let Some(Value::Object(result)) = value.get_mut("result")
+            {
+                let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                if let (Value::Object(meta), Value::Object(info)) = (meta, server_info_meta()) {
+                    for (k, v) in info {
+                        meta.entry(k).or_insert(v);
+                    }
+                }
+            }
+            LineTransport::write_line(&shared, &value).await;
+            if let Some(id) = id {
+                shared
+                    .state
+                    .lock()
+                    .expect("wire state")
+                    .in_flight
+                    .remove(&id_key(&id));
+                shared.drained.notify_waiters();
+            }
+            Ok(())
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        // Cancel-safe: a message stays in the channel until a receive completes.
+        self.shared.accepted.lock().await.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
