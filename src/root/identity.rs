@@ -20,6 +20,8 @@ pub struct Identity {
 
 impl Identity {
     /// The identity recorded in a `stat` result.
+    // `stat` field types differ between platforms; the casts are no-ops only on some.
+    #[allow(clippy::unnecessary_cast)]
     pub fn of(stat: &Stat) -> Identity {
         let ns = |secs: i64, nsec: i64| secs as i128 * 1_000_000_000 + nsec as i128;
         Identity {

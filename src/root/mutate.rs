@@ -41,6 +41,7 @@ impl Root {
                 Some(stat)
             }
         };
+        #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
         let mode = existing
             .as_ref()
             .map_or(NEW_FILE_MODE, |s| s.st_mode as u32 & 0o7777);

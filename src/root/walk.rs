@@ -124,12 +124,12 @@ impl Root {
                 continue;
             };
             match file_type(&stat) {
-                FileType::Directory => {
-                    if scope.contains(child.as_str()) || scope.is_below(child.as_str()) {
-                        // A directory swapped for a link after the lstat fails to open here.
-                        if let Ok(sub) = open_dir_at(dir, &name) {
-                            self.walk(&sub, &child, depth + 1, scope, budget, files)?;
-                        }
+                FileType::Directory
+                    if scope.contains(child.as_str()) || scope.is_below(child.as_str()) =>
+                {
+                    // A directory swapped for a link after the lstat fails to open here.
+                    if let Ok(sub) = open_dir_at(dir, &name) {
+                        self.walk(&sub, &child, depth + 1, scope, budget, files)?;
                     }
                 }
                 FileType::RegularFile => {

@@ -71,7 +71,7 @@ pub struct LineTransport {
 
 /// What the wire policy decided about one inbound line.
 enum Verdict {
-    Forward(ClientJsonRpcMessage),
+    Forward(Box<ClientJsonRpcMessage>),
     Reply(Value),
     Drop,
 }
@@ -141,7 +141,7 @@ impl LineTransport {
             }
             match self.judge(&line) {
                 Verdict::Forward(message) => {
-                    if sender.send(message).await.is_err() {
+                    if sender.send(*message).await.is_err() {
                         break;
                     }
                 }
@@ -240,7 +240,7 @@ impl LineTransport {
         }
         drop(state);
         match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
-            Ok(parsed) => Verdict::Forward(parsed),
+            Ok(parsed) => Verdict::Forward(Box::new(parsed)),
             Err(_) => Verdict::Drop,
         }
     }
@@ -333,7 +333,7 @@ impl LineTransport {
             state.era = era_of_request;
         }
         state.in_flight.insert(id_key(id), era_of_request);
-        Verdict::Forward(parsed)
+        Verdict::Forward(Box::new(parsed))
     }
 
     async fn wait_drained(&self) {

@@ -168,6 +168,11 @@ mod tests {
         for (data, expected) in cases {
             assert_eq!(violations(&schema, &data).join(", "), expected, "{data}");
         }
-        assert!(violations(&schema, &json!({"path":"a","limit":1e20})).is_empty());
+        // An integral float is an integer, as JSON has only numbers; the maximum still applies.
+        assert_eq!(
+            violations(&schema, &json!({"path":"a","limit":1e20})),
+            ["data/limit must be <= 8"]
+        );
+        assert!(violations(&schema, &json!({"path":"a","limit":2.0})).is_empty());
     }
 }
