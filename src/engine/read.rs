@@ -15,11 +15,12 @@ const LINE_SCAN_BLOCK: u64 = 8192;
 impl Engine {
     /// Reads `path` in chunks of at most 2048 bytes that never split a scalar. Without a
     /// cursor the page starts at byte 0, or at the first byte of `start_line`. The cursor binds
-    /// the file's identity (deterministic mode: its size and digest).
+    /// the file's identity (deterministic mode: its size and digest). `start_line` is `None`
+    /// when absent and `Some(None)` when given but not a safe positive integer.
     pub fn read_text_file(
         &self,
         path: &str,
-        start_line: Option<u64>,
+        start_line: Option<Option<u64>>,
         cursor: Option<&str>,
         limit: Limit,
     ) -> Result<Page, EngineError> {
@@ -27,6 +28,9 @@ impl Engine {
         if path.is_root() {
             return Err(EngineError::PathNotFile);
         }
+        let start_line = start_line
+            .map(|line| line.ok_or(EngineError::StartLineInvalid))
+            .transpose()?;
         let file = self.root.open_for_read(&path)?;
         let state = if self.deterministic {
             let mut budget = HashBudget(self.root.limits().max_cursor_hash_bytes);

@@ -149,8 +149,10 @@ impl Engine {
         let start = match &position {
             None => Position::file_start(0),
             Some(p) => {
-                let p = Position::from_value(p).ok_or(EngineError::CursorInvalid)?;
-                if p.file >= files.len() as u64 || p.line_start > p.offset {
+                let p = Position::from_value(p)
+                    .filter(|p| p.file < files.len() as u64)
+                    .ok_or(EngineError::CursorInvalid)?;
+                if p.line_start > p.offset {
                     return Err(EngineError::CursorPosition);
                 }
                 p

@@ -20,8 +20,9 @@ use crate::engine::Engine;
 use crate::tools::{Registry, ToolSpec};
 use crate::{SERVER_NAME, SERVER_VERSION};
 
-/// What the server tells a client about itself on discovery and initialization.
-pub const INSTRUCTIONS: &str = "Reads and writes files under one confined root; every path is relative to that root. Each call sees the filesystem as it is at that moment, so a write shows in the next read. Follow next_cursor until it is null; a cursor fails, rather than returning a torn page, when the state it was issued for has changed.";
+/// What the server tells a client on discovery and initialization; ptc-fs-mcp's wording, kept
+/// verbatim because hosts may compare it.
+pub const INSTRUCTIONS: &str = "Read and write files under one confined root. Paths are relative to that root. Reads reflect the filesystem at call time, so a write is visible to the next read. Follow next_cursor until it is null; a cursor is rejected if the data it was issued against changed.";
 
 /// One served root with its published tools.
 #[derive(Clone)]

@@ -269,6 +269,12 @@ impl LineTransport {
         let era_of_request;
         if method == "initialize" {
             if mode == ProtocolMode::Modern || state.era == Era::Modern {
+                let enveloped = claim.and_then(Value::as_str) == Some(MODERN_VERSION)
+                    && envelope_problem(meta.expect("a claim lives in _meta"), false).is_none();
+                // A modern request for a method the modern protocol removed.
+                if enveloped {
+                    return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+                }
                 let requested = message.pointer("/params/protocolVersion");
                 return unsupported(requested);
             }
@@ -285,7 +291,9 @@ impl LineTransport {
             if claim.as_str() != Some(MODERN_VERSION) {
                 return unsupported(Some(claim));
             }
-            if let Some(problem) = envelope_problem(meta.expect("a claim lives in _meta")) {
+            let opening = state.era == Era::Undecided;
+            if let Some(problem) = envelope_problem(meta.expect("a claim lives in _meta"), opening)
+            {
                 return Verdict::Reply(error_reply(
                     id,
                     -32602,
@@ -317,6 +325,14 @@ impl LineTransport {
             "initialize" | "server/discover" | "tools/list" | "tools/call" | "ping"
         ) {
             return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+        }
+        if let Some(problem) = params_problem(method, message) {
+            return Verdict::Reply(error_reply(
+                id,
+                -32602,
+                &format!("Invalid {method} request: {problem}"),
+                None,
+            ));
         }
         let parsed = match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
             Ok(parsed) => parsed,
@@ -354,28 +370,82 @@ impl LineTransport {
     }
 }
 
-/// The first problem with a modern `_meta` envelope, if any.
-fn envelope_problem(meta: &Value) -> Option<String> {
-    match meta.get(CAPABILITIES_KEY) {
-        Some(Value::Object(_)) => {}
-        Some(_) => return Some(format!("{CAPABILITIES_KEY}: expected object")),
-        None => {
-            return Some(format!(
-                "{CAPABILITIES_KEY}: expected object, received undefined"
-            ));
-        }
-    }
-    match meta.get(CLIENT_INFO_KEY) {
-        None => None,
-        Some(Value::Object(info))
+/// The first problem with a modern `_meta` envelope, if any, worded as ptc-fs-mcp words it:
+/// naming the key while the connection is still opening, the bare problem afterwards.
+fn envelope_problem(meta: &Value, opening: bool) -> Option<String> {
+    let received = |value: Option<&Value>| match value {
+        None => "undefined",
+        Some(Value::Null) => "null",
+        Some(Value::Array(_)) => "array",
+        Some(Value::String(_)) => "string",
+        Some(Value::Number(_)) => "number",
+        Some(Value::Bool(_)) => "boolean",
+        Some(Value::Object(_)) => "object",
+    };
+    let (key, problem) = match (meta.get(CAPABILITIES_KEY), meta.get(CLIENT_INFO_KEY)) {
+        (Some(Value::Object(_)), None) => return None,
+        (Some(Value::Object(_)), Some(Value::Object(info)))
             if info.get("name").is_some_and(Value::is_string)
                 && info.get("version").is_some_and(Value::is_string) =>
         {
-            None
+            return None;
         }
-        Some(_) => Some(format!(
-            "{CLIENT_INFO_KEY}: expected an object with name and version"
-        )),
+        (Some(Value::Object(_)), Some(info)) => (
+            CLIENT_INFO_KEY,
+            format!(
+                "Invalid input: expected an object with string name and version, received {}",
+                received(Some(info))
+            ),
+        ),
+        (other, _) => (
+            CAPABILITIES_KEY,
+            format!(
+                "Invalid input: expected object, received {}",
+                received(other)
+            ),
+        ),
+    };
+    Some(if opening {
+        format!("{key}: {problem}")
+    } else {
+        problem
+    })
+}
+
+/// The first problem with the parameters of a method fsmcp serves, beyond the envelope.
+fn params_problem(method: &str, message: &Value) -> Option<&'static str> {
+    let params = message.get("params");
+    match method {
+        "tools/call" => {
+            let Some(Value::Object(params)) = params else {
+                return Some("params must be an object");
+            };
+            if !params.get("name").is_some_and(Value::is_string) {
+                return Some("name must be a string");
+            }
+            match params.get("arguments") {
+                None | Some(Value::Object(_)) => None,
+                Some(_) => Some("arguments must be an object"),
+            }
+        }
+        "initialize" => {
+            let Some(Value::Object(params)) = params else {
+                return Some("params must be an object");
+            };
+            if !params.get("protocolVersion").is_some_and(Value::is_string) {
+                Some("protocolVersion must be a string")
+            } else if !params.get("capabilities").is_some_and(Value::is_object) {
+                Some("capabilities must be an object")
+            } else if !params.get("clientInfo").is_some_and(Value::is_object) {
+                Some("clientInfo must be an object")
+            } else {
+                None
+            }
+        }
+        _ => match params {
+            None | Some(Value::Object(_)) => None,
+            Some(_) => Some("params must be an object"),
+        },
     }
 }
 

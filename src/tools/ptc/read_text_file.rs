@@ -32,10 +32,7 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
     let Some(Value::String(path)) = arguments.get("path") else {
         return Err(EngineError::PathNotString);
     };
-    let start_line = match arguments.get("start_line") {
-        None => None,
-        Some(value) => Some(positive_safe_integer(value).ok_or(EngineError::StartLineInvalid)?),
-    };
+    let start_line = arguments.get("start_line").map(positive_safe_integer);
     let page = engine.read_text_file(
         path,
         start_line,
