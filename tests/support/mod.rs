@@ -581,9 +581,20 @@ pub fn run(args: &[&str]) -> (ExitStatus, String, String) {
 
 /// [`run`] with extra environment variables.
 pub fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .envs(env.iter().copied())
+    let mut command = Command::new(BIN);
+    command.args(args).envs(env.iter().copied());
+    run_command(command)
+}
+
+/// [`run`] from another working directory.
+pub fn run_in(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(cwd);
+    run_command(command)
+}
+
+fn run_command(mut command: Command) -> (ExitStatus, String, String) {
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{input_schema, page_properties, page_value, paged_output};
+use super::{input_schema, page_properties, paged_output};
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolSpec, limit_of, optional_str};
 
@@ -27,5 +27,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
     let path = optional_str(arguments, "path").unwrap_or("");
     let page =
         engine.list_directory(path, optional_str(arguments, "cursor"), limit_of(arguments))?;
-    Ok(page_value(page))
+    Ok(page.to_value())
 }

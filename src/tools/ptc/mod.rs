@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::ToolSpec;
 use crate::config::Limits;
+use crate::engine::{EngineError, Terms, parse_terms};
 
 /// The ptc tools in their published order.
 pub fn tools(limits: &Limits) -> Vec<ToolSpec> {
@@ -72,7 +73,11 @@ fn page_properties(properties: &mut Map<String, Value>, max_limit: Option<u64>) 
     properties.insert("limit".into(), limit);
 }
 
-/// The structured content of a page.
-fn page_value(page: crate::engine::Page) -> Value {
-    page.to_value()
+/// The validated terms of `query`/`any_of`/`case_insensitive`.
+fn terms_of(arguments: &Map<String, Value>) -> Result<Terms, EngineError> {
+    parse_terms(
+        arguments.get("query"),
+        arguments.get("any_of"),
+        arguments.get("case_insensitive"),
+    )
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{input_schema, page_properties, page_value, paged_output};
+use super::{input_schema, page_properties, paged_output};
 use crate::config::Limits;
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolSpec, limit_of, optional_str, positive_safe_integer};
@@ -39,5 +39,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
         optional_str(arguments, "cursor"),
         limit_of(arguments),
     )?;
-    Ok(page_value(page))
+    Ok(page.to_value())
 }

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{input_schema, page_properties, page_value, paged_output, term_properties};
-use crate::engine::{Engine, EngineError, parse_terms};
+use super::{input_schema, page_properties, paged_output, term_properties, terms_of};
+use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolSpec, limit_of, optional_str};
 
 pub(super) fn spec() -> ToolSpec {
@@ -22,15 +22,11 @@ pub(super) fn spec() -> ToolSpec {
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, EngineError> {
-    let terms = parse_terms(
-        arguments.get("query"),
-        arguments.get("any_of"),
-        arguments.get("case_insensitive"),
-    )?;
+    let terms = terms_of(arguments)?;
     let page = engine.search_files(
         &terms,
         optional_str(arguments, "cursor"),
         limit_of(arguments),
     )?;
-    Ok(page_value(page))
+    Ok(page.to_value())
 }
