@@ -1,0 +1,477 @@
+//! The command line: start-up errors (one stderr line, exit 64), `--help`/`--version`, and the
+//! one-shot `--call` mode.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::*;
+
+const KEY_VAR: &str = "FSMCP_CLI_TEST_CURSOR_KEY";
+const UNSET_VAR: &str = "FSMCP_CLI_TEST_SURELY_UNSET_VARIABLE";
+
+fn root_of(tree: &Tree) -> String {
+    tree.path().to_str().expect("utf-8 root").to_owned()
+}
+
+/// Runs the binary and asserts a configuration error: exit 64, nothing on stdout, one stderr line.
+fn config_error_with_env(args: &[&str], env: &[(&str, &str)]) -> String {
+    let (status, stdout, stderr) = run_with_env(args, env);
+    assert_eq!(status.code(), Some(64), "{args:?}: stderr {stderr:?}");
+    assert_eq!(stdout, "", "{args:?}");
+    assert!(
+        stderr.ends_with('\n') && stderr.matches('\n').count() == 1,
+        "{args:?}: not one line: {stderr:?}"
+    );
+    stderr.trim_end_matches('\n').to_owned()
+}
+
+fn config_error(args: &[&str]) -> String {
+    config_error_with_env(args, &[])
+}
+
+/// `--root <tree> --include ** <extra…>`
+fn serving_args<'a>(root: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--root", root, "--include", "**"];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn root_and_include_are_required() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    assert_eq!(
+        config_error(&["--root", &root]),
+        "at least one --include pattern is required"
+    );
+    assert_eq!(config_error(&["--include", "**"]), "--root is required");
+    assert_eq!(config_error(&[]), "--root is required");
+}
+
+#[test]
+fn the_root_must_be_an_existing_real_directory() {
+    let tree = Tree::new()
+        .file("file.txt", "x")
+        .dir("dir")
+        .symlink("link", "dir");
+    let cases = [
+        ("missing", "root does not exist"),
+        ("link", "root must not be a symbolic link"),
+        ("file.txt", "root is not a directory"),
+    ];
+    for (name, message) in cases {
+        let root = tree.join(name);
+        let root = root.to_str().expect("utf-8");
+        assert_eq!(
+            config_error(&["--root", root, "--include", "**"]),
+            message,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_flag_without_its_value_is_reported_before_an_unknown_flag() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let cases: [(&[&str], &str); 5] = [
+        (&["--root"], "missing value for --root"),
+        (
+            &["--root", &root, "--include"],
+            "missing value for --include",
+        ),
+        (
+            &["--root", &root, "--include", "**", "--max-files"],
+            "missing value for --max-files",
+        ),
+        (
+            &["--root", &root, "--include", "**", "--bogus"],
+            "missing value for --bogus",
+        ),
+        (
+            &["--root", &root, "--include", "**", "--cursor-key-env"],
+            "missing value for --cursor-key-env",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(config_error(args), message, "{args:?}");
+    }
+}
+
+#[test]
+fn unknown_flags_and_positionals_are_refused() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--bogus", "x", "--root", &root, "--include", "**"],
+            "unknown option --bogus",
+        ),
+        (
+            &["stray", "x", "--root", &root, "--include", "**"],
+            "unknown option stray",
+        ),
+        (
+            &["--root", &root, "-i", "**", "--include", "**"],
+            "unknown option -i",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(config_error(args), message, "{args:?}");
+    }
+}
+
+#[test]
+fn a_valueless_flag_may_come_last() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let (status, stdout, stderr) = run(&serving_args(&root, &["--no-default-exclude"]));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!((stdout.as_str(), stderr.as_str()), ("", ""));
+}
+
+#[test]
+fn every_numeric_flag_takes_a_positive_decimal_integer() {
+    let flags = [
+        "--max-files",
+        "--max-directories",
+        "--max-depth",
+        "--max-entries",
+        "--max-scan-bytes",
+        "--max-file-bytes",
+        "--max-read-bytes",
+        "--max-result-bytes",
+        "--max-write-bytes",
+        "--max-cursor-hash-bytes",
+    ];
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    for flag in flags {
+        for value in ["-1", "01", "1.5", "abc", "", "+1", " 1", "1e3", "0x10"] {
+            assert_eq!(
+                config_error(&serving_args(&root, &[flag, value])),
+                format!("{flag} must be a positive integer"),
+                "{flag} {value:?}"
+            );
+        }
+        if flag != "--max-depth" {
+            assert_eq!(
+                config_error(&serving_args(&root, &[flag, "0"])),
+                format!("{flag} must be a positive integer"),
+                "{flag} 0"
+            );
+        }
+        assert_eq!(
+            config_error(&serving_args(&root, &[flag, "9007199254740992"])),
+            format!("{flag} is too large"),
+            "{flag}"
+        );
+    }
+}
+
+#[test]
+fn max_depth_accepts_zero_but_not_a_padded_zero() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let (status, _, stderr) = run(&serving_args(&root, &["--max-depth", "0"]));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        config_error(&serving_args(&root, &["--max-depth", "00"])),
+        "--max-depth must be a positive integer"
+    );
+}
+
+#[test]
+fn the_largest_safe_integer_is_accepted() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let (status, _, stderr) = run(&serving_args(&root, &["--max-files", "9007199254740991"]));
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn limits_outside_their_ranges_are_not_valid() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    for (flag, value) in [
+        ("--max-read-bytes", "3"),
+        ("--max-read-bytes", "1048577"),
+        ("--max-result-bytes", "47999"),
+        ("--max-result-bytes", "1048577"),
+        ("--max-scan-bytes", "16383"),
+        ("--max-scan-bytes", "8192"),
+    ] {
+        assert_eq!(
+            config_error(&serving_args(&root, &[flag, value])),
+            "limits are not valid",
+            "{flag} {value}"
+        );
+    }
+    for (flag, value) in [
+        ("--max-read-bytes", "4"),
+        ("--max-read-bytes", "1048576"),
+        ("--max-result-bytes", "48000"),
+        ("--max-result-bytes", "1048576"),
+        ("--max-scan-bytes", "16384"),
+    ] {
+        let (status, _, stderr) = run(&serving_args(&root, &[flag, value]));
+        assert_eq!(status.code(), Some(0), "{flag} {value}: {stderr}");
+    }
+}
+
+#[test]
+fn the_cursor_key_variable_must_be_named_validly() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    for name in ["1BAD", "A-B", "has space", "$X"] {
+        assert_eq!(
+            config_error(&serving_args(&root, &["--cursor-key-env", name])),
+            "--cursor-key-env must name an environment variable",
+            "{name:?}"
+        );
+    }
+}
+
+#[test]
+fn the_cursor_key_must_be_present_and_base64url() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    assert_eq!(
+        config_error(&serving_args(&root, &["--cursor-key-env", UNSET_VAR])),
+        "cursor key environment variable is missing, empty, or malformed"
+    );
+    for value in ["", "has space", &format!("{TEST_KEY}="), "abc+def/ghi"] {
+        let stderr = config_error_with_env(
+            &serving_args(&root, &["--cursor-key-env", KEY_VAR]),
+            &[(KEY_VAR, value)],
+        );
+        assert_eq!(
+            stderr, "cursor key environment variable is missing, empty, or malformed",
+            "{value:?}"
+        );
+    }
+}
+
+#[test]
+fn the_cursor_key_must_be_canonical_and_at_least_32_bytes() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let short = b64url([7u8; 31]);
+    let non_canonical = format!("{}d", &TEST_KEY[..TEST_KEY.len() - 1]);
+    for value in [short.as_str(), non_canonical.as_str(), "A"] {
+        let stderr = config_error_with_env(
+            &serving_args(&root, &["--cursor-key-env", KEY_VAR]),
+            &[(KEY_VAR, value)],
+        );
+        assert_eq!(
+            stderr, "cursor key environment variable is malformed or contains fewer than 32 bytes",
+            "{value:?}"
+        );
+        assert!(!stderr.contains(value));
+    }
+}
+
+#[test]
+fn a_valid_cursor_key_starts_the_server() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let long_key = b64url([9u8; 64]);
+    for key in [TEST_KEY, long_key.as_str()] {
+        let (status, stdout, stderr) = run_with_env(
+            &serving_args(&root, &["--cursor-key-env", KEY_VAR]),
+            &[(KEY_VAR, key)],
+        );
+        assert_eq!(status.code(), Some(0), "{stderr}");
+        assert!(!stdout.contains(key) && !stderr.contains(key));
+    }
+}
+
+#[test]
+fn checks_run_in_order_arguments_limits_root_key() {
+    let tree = Tree::new();
+    let missing = tree.join("missing");
+    let missing = missing.to_str().expect("utf-8");
+    let root = root_of(&tree);
+    assert_eq!(
+        config_error(&["--root", missing, "--include", "**", "--bogus", "x"]),
+        "unknown option --bogus"
+    );
+    assert_eq!(
+        config_error(&["--root", missing, "--max-files", "0"]),
+        "--max-files must be a positive integer"
+    );
+    assert_eq!(
+        config_error(&[
+            "--root",
+            missing,
+            "--include",
+            "**",
+            "--max-read-bytes",
+            "3"
+        ]),
+        "limits are not valid"
+    );
+    assert_eq!(
+        config_error(&[
+            "--root",
+            missing,
+            "--include",
+            "**",
+            "--cursor-key-env",
+            UNSET_VAR
+        ]),
+        "root does not exist"
+    );
+    assert_eq!(
+        config_error(&serving_args(
+            &root,
+            &["--max-read-bytes", "3", "--cursor-key-env", UNSET_VAR]
+        )),
+        "limits are not valid"
+    );
+}
+
+#[test]
+fn an_unknown_protocol_mode_is_a_configuration_error() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    config_error(&serving_args(&root, &["--protocol", "1999-01-01"]));
+}
+
+#[test]
+fn help_wins_anywhere_and_exits_zero() {
+    let tree = Tree::new();
+    let missing = tree.join("missing");
+    let missing = missing.to_str().expect("utf-8");
+    for args in [
+        vec!["--help"],
+        vec!["--bogus", "x", "--help"],
+        vec!["--root", missing, "--max-files", "0", "--help"],
+        vec!["--help", "--root"],
+    ] {
+        let (status, stdout, stderr) = run(&args);
+        assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
+        let usage = stdout.find("Usage:").expect("a Usage: section");
+        assert!(
+            stdout[usage + "Usage:".len()..]
+                .trim_start()
+                .starts_with("fsmcp"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn version_prints_the_crate_version_and_exits_zero() {
+    for args in [
+        vec!["--version"],
+        vec!["--root", "/nonexistent", "--version"],
+    ] {
+        let (status, stdout, _) = run(&args);
+        assert_eq!(status.code(), Some(0), "{args:?}");
+        assert_eq!(stdout, format!("{VERSION}\n"));
+    }
+}
+
+#[test]
+fn a_relative_root_is_resolved_against_the_working_directory() {
+    let tree = Tree::new().file("sub/a.txt", "a\n");
+    for root in [".", "./", "sub/..", "sub"] {
+        let (status, stdout, stderr) = run_in(
+            tree.path(),
+            &[
+                "--root",
+                root,
+                "--include",
+                "**",
+                "--call",
+                "search_files",
+                r#"{"query":"a.txt"}"#,
+            ],
+        );
+        assert_eq!(status.code(), Some(0), "{root}: {stderr}");
+        let result: Value = serde_json::from_str(&stdout).expect("one JSON result");
+        let expected = if root == "sub" { "a.txt" } else { "sub/a.txt" };
+        assert_eq!(
+            result["structuredContent"]["items"],
+            json!([{"path": expected}]),
+            "{root}"
+        );
+    }
+}
+
+// ---- one-shot --call ------------------------------------------------------------------------
+
+fn one_shot(tree: &Tree, tool: &str, args: &str) -> (i32, Value, String) {
+    let root = root_of(tree);
+    let (status, stdout, stderr) = run(&["--root", &root, "--include", "**", "--call", tool, args]);
+    let result = serde_json::from_str(stdout.trim_end()).unwrap_or_else(|e| {
+        panic!("--call {tool} printed no JSON result ({e}): {stdout:?}, stderr {stderr:?}")
+    });
+    (status.code().expect("exit code"), result, stderr)
+}
+
+#[test]
+fn call_prints_the_tool_result_and_exits_zero() {
+    let tree = Tree::new()
+        .file("lib/a.txt", "alpha\n")
+        .file("b.txt", "b\n");
+    let (code, result, stderr) = one_shot(&tree, "list_directory", "{}");
+    assert_eq!(code, 0, "{stderr}");
+    let page = structured("list_directory", &json!({}), &result);
+    assert_eq!(
+        page["items"],
+        json!([{"name": "b.txt", "kind": "file", "path": "b.txt"},
+               {"name": "lib", "kind": "directory", "path": "lib"}])
+    );
+    assert_eq!(page["next_cursor"], Value::Null);
+}
+
+#[test]
+fn call_reads_and_writes_like_tools_call() {
+    let tree = Tree::new().file("a.txt", "alpha\n");
+    let (code, result, _) = one_shot(&tree, "read_text_file", r#"{"path":"a.txt"}"#);
+    assert_eq!(code, 0);
+    assert_eq!(
+        structured("read_text_file", &json!({}), &result)["items"],
+        json!([{"byte_offset": 0, "text": "alpha\n"}])
+    );
+    let (code, result, _) = one_shot(
+        &tree,
+        "write_text_file",
+        r#"{"path":"new.txt","content":"fresh\n"}"#,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        structured("write_text_file", &json!({}), &result),
+        json!({"path": "new.txt", "bytes": 6, "content_hash": content_hash("fresh\n")})
+    );
+    assert_eq!(tree.bytes("new.txt"), b"fresh\n");
+}
+
+#[test]
+fn a_failing_call_prints_the_error_result_and_exits_non_zero() {
+    let tree = Tree::new();
+    let (code, result, _) = one_shot(&tree, "read_text_file", r#"{"path":"missing.txt"}"#);
+    assert_ne!(code, 0);
+    assert_eq!(
+        error_text("read_text_file", &json!({}), &result),
+        "path is not a readable regular file"
+    );
+}
+
+#[test]
+fn calling_an_unknown_tool_exits_non_zero() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let (status, _, _) = run(&[
+        "--root",
+        &root,
+        "--include",
+        "**",
+        "--call",
+        "delete_everything",
+        "{}",
+    ]);
+    assert_ne!(status.code(), Some(0));
+}
