@@ -57,8 +57,11 @@ fn escaped_text_is_fitted_into_the_result_ceiling_without_loss() {
         json!({"path": "ctl.txt", "limit": 8}),
         48_000,
     );
-    // One 2048-byte chunk costs 13 result bytes per byte; two never fit in 48000.
-    assert_eq!(item_counts(&pages), vec![1; 20]);
+    // Each byte costs 13 result bytes: two full 2048-byte chunks never fit in 48000, while the
+    // last full chunk and the 1089-byte tail (3137 bytes) do.
+    let mut expected = vec![1; 18];
+    expected.push(2);
+    assert_eq!(item_counts(&pages), expected);
     let text: String = items(&pages)
         .iter()
         .map(|i| i["text"].as_str().expect("text"))
@@ -242,4 +245,65 @@ fn binary_classification_does_not_depend_on_page_boundaries() {
         [("c.txt".to_owned(), 1, "needle text".to_owned())]
     );
     assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn the_default_scan_budget_is_4_mib_per_page() {
+    let beyond = format!("{}needle\n", "a".repeat(4_194_304 + 8192));
+    let within = format!("{}needle\n", "a".repeat(4_000_000));
+    for (content, one_page) in [(beyond, false), (within, true)] {
+        let tree = Tree::new().file("long.txt", &content);
+        let mut server = Server::serving(&tree);
+        let page = server.call("search_text", json!({"query": "needle"}));
+        assert_eq!(
+            page["next_cursor"].is_null(),
+            one_page,
+            "{} bytes",
+            content.len()
+        );
+        assert_eq!(
+            page["items"].as_array().expect("items").len(),
+            usize::from(one_page)
+        );
+        assert_eq!(server.grep(json!({"query": "needle"})).len(), 1);
+    }
+}
+
+#[test]
+fn sniffed_bytes_are_charged_again_when_scanned() {
+    // a.txt: 8192 sniffed + 8192 scanned reach the 16384 budget, so b.txt waits for page two.
+    let tree = Tree::new()
+        .file("a.txt", "z".repeat(9000))
+        .file("b.txt", "needle\n");
+    let mut server = Server::start(
+        tree.path(),
+        &["--include", "**", "--max-scan-bytes", "16384"],
+    );
+    let first = server.call("search_text", json!({"query": "needle"}));
+    assert_eq!(first["items"], json!([]));
+    assert!(first["next_cursor"].is_string());
+    assert_eq!(server.grep(json!({"query": "needle"})).len(), 1);
+}
+
+#[test]
+fn a_page_that_cannot_afford_the_next_sniff_ends_before_it() {
+    // a.txt costs 10000 of 16384; b.txt's 8192-byte sniff does not fit in the rest.
+    let tree = Tree::new()
+        .file("a.txt", "z".repeat(5000))
+        .file("b.txt", format!("needle\n{}\n", "y".repeat(9000)));
+    let mut server = Server::start(
+        tree.path(),
+        &["--include", "**", "--max-scan-bytes", "16384"],
+    );
+    let first = server.call("search_text", json!({"query": "needle"}));
+    assert_eq!(first["items"], json!([]));
+    assert!(first["next_cursor"].is_string());
+    let second = server.call(
+        "search_text",
+        json!({"query": "needle", "cursor": first["next_cursor"]}),
+    );
+    assert_eq!(
+        second["items"],
+        json!([{"path": "b.txt", "line": 1, "text": "needle"}])
+    );
 }

@@ -345,3 +345,31 @@ fn no_answer_or_error_names_a_host_path() {
         }
     }
 }
+
+#[test]
+fn path_length_is_counted_in_utf16_code_units() {
+    let tree = Tree::new();
+    let mut server = Server::serving(&tree);
+    let accepted = ["\u{e9}".repeat(1024), "\u{1f600}".repeat(512)];
+    let refused = [
+        "\u{e9}".repeat(1025),
+        format!("{}a", "\u{1f600}".repeat(512)),
+    ];
+    for path in accepted {
+        let page = server.call("list_directory", json!({"path": path}));
+        assert_eq!(
+            page["items"],
+            json!([]),
+            "{} units",
+            path.encode_utf16().count()
+        );
+    }
+    for path in refused {
+        assert_eq!(
+            server.call_error("list_directory", json!({"path": path})),
+            NOT_RELATIVE,
+            "{} units",
+            path.encode_utf16().count()
+        );
+    }
+}

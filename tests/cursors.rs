@@ -783,3 +783,13 @@ fn arguments_are_checked_before_the_cursor() {
         );
     }
 }
+
+#[test]
+fn the_default_hashing_ceiling_is_16_mib() {
+    let tree = Tree::new().file("huge.txt", vec![b'h'; 16_777_217]);
+    let mut server = deterministic(&tree, &[]);
+    assert_eq!(
+        server.call_error("read_text_file", json!({"path": "huge.txt"})),
+        HASH_CEILING
+    );
+}

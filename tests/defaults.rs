@@ -568,3 +568,15 @@ fn a_probe_charges_every_entry_whatever_the_served_file_is_named() {
         assert_eq!(roomy.names(""), ["d"], "{served}");
     }
 }
+
+#[test]
+fn the_default_depth_limit_is_64() {
+    let at_limit = format!("{}x.txt", "d/".repeat(64));
+    let beyond = format!("{}x.txt", "d/".repeat(65));
+    let (shallow, deep) = (files(&[&at_limit]), files(&[&beyond]));
+    assert_eq!(Server::serving(&shallow).find("x.txt"), [at_limit]);
+    assert_eq!(
+        Server::serving(&deep).call_error("search_files", json!({"query": "x"})),
+        "directory depth limit exceeded"
+    );
+}

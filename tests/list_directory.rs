@@ -227,3 +227,14 @@ fn a_write_shows_up_in_the_next_listing() {
     server.call("write_text_file", json!({"path": "b.txt", "content": "b"}));
     assert_eq!(server.names(""), ["a.txt", "b.txt"]);
 }
+
+#[test]
+fn names_sort_by_utf16_code_units() {
+    // U+1F600 is a surrogate pair (D83D DE00) and sorts before U+FF01, unlike in UTF-8.
+    let tree = Tree::new()
+        .file("\u{ff01}.txt", "")
+        .file("\u{1f600}.txt", "")
+        .file("z.txt", "");
+    let mut server = Server::serving(&tree);
+    assert_eq!(server.names(""), ["z.txt", "\u{1f600}.txt", "\u{ff01}.txt"]);
+}

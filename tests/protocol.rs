@@ -222,7 +222,7 @@ fn read_tools_are_read_only_and_the_write_tool_is_destructive_and_idempotent() {
     );
 }
 
-fn terms_properties() -> Vec<(&'static str, Value)> {
+fn terms_properties() -> Properties {
     vec![
         ("query", json!({"type": "string", "minLength": 1})),
         (
@@ -233,9 +233,10 @@ fn terms_properties() -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn expected_input_schemas(
-    max_chunks: u64,
-) -> Vec<(&'static str, Vec<(&'static str, Value)>, Option<Value>)> {
+/// A tool's expected input schema: its properties in emitted order and its `required` list.
+type Properties = Vec<(&'static str, Value)>;
+
+fn expected_input_schemas(max_chunks: u64) -> Vec<(&'static str, Properties, Option<Value>)> {
     let cursor = ("cursor", json!({"type": "string"}));
     let limit = ("limit", json!({"type": "integer", "minimum": 1}));
     let mut search_files = terms_properties();
@@ -398,6 +399,8 @@ fn an_unsupported_version_claim_after_a_served_request_is_refused() {
                 .contains(&json!(MODERN)),
             "{error}"
         );
+        let still = server.result("tools/list", json!({}));
+        assert_eq!(still["tools"].as_array().expect("tools").len(), 5);
     }
 }
 

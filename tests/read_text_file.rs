@@ -366,3 +366,13 @@ fn normalised_spellings_name_the_same_file() {
         assert_eq!(server.read(json!({"path": path})), "a\n", "{path}");
     }
 }
+
+#[test]
+fn a_limit_above_the_chunk_maximum_is_refused_by_the_schema() {
+    let (_tree, mut server) = read_one("x", &["--max-read-bytes", "3000"]);
+    assert_eq!(
+        server.call_error("read_text_file", json!({"path": "f.txt", "limit": 3})),
+        schema_error("read_text_file", "data/limit must be <= 2")
+    );
+    assert_eq!(server.read(json!({"path": "f.txt", "limit": 2})), "x");
+}

@@ -265,3 +265,22 @@ fn a_written_file_is_found_by_the_next_search() {
     );
     assert_eq!(server.find("fresh"), ["fresh.txt"]);
 }
+
+#[test]
+fn paths_sort_by_utf16_code_units() {
+    let tree = Tree::new()
+        .file("d/\u{ff01}.txt", "")
+        .file("d/\u{1f600}.txt", "")
+        .file("d\u{ff01}/a.txt", "")
+        .file("d\u{1f600}/a.txt", "");
+    let mut server = Server::serving(&tree);
+    assert_eq!(
+        server.find(".txt"),
+        [
+            "d/\u{1f600}.txt",
+            "d/\u{ff01}.txt",
+            "d\u{1f600}/a.txt",
+            "d\u{ff01}/a.txt"
+        ]
+    );
+}

@@ -448,3 +448,40 @@ fn a_written_file_is_searched_by_the_next_call() {
         [hit("f.txt", 2, "needle")]
     );
 }
+
+#[test]
+fn files_are_searched_in_utf16_path_order() {
+    let tree = Tree::new()
+        .file("\u{ff01}.txt", "needle\n")
+        .file("\u{1f600}.txt", "needle\n");
+    let mut server = Server::serving(&tree);
+    let paths: Vec<String> = server
+        .grep(json!({"query": "needle"}))
+        .into_iter()
+        .map(|h| h.0)
+        .collect();
+    assert_eq!(paths, ["\u{1f600}.txt", "\u{ff01}.txt"]);
+}
+
+#[test]
+fn a_path_naming_an_unserved_file_searches_nothing() {
+    let tree = Tree::new()
+        .file(".env", "needle\n")
+        .file("notes.md", "needle\n")
+        .file("ok.txt", "needle\n");
+    let mut server = Server::start(tree.path(), &["--include", "*.txt", "--include", ".env"]);
+    for path in [".env", "notes.md"] {
+        assert!(
+            server
+                .grep(json!({"query": "needle", "path": path}))
+                .is_empty(),
+            "{path}"
+        );
+    }
+    assert_eq!(
+        server
+            .grep(json!({"query": "needle", "path": "ok.txt"}))
+            .len(),
+        1
+    );
+}

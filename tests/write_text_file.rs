@@ -299,3 +299,50 @@ fn content_is_written_byte_for_byte() {
     assert_eq!(result["bytes"], content.len());
     assert_eq!(tree.bytes("raw.txt"), content.as_bytes());
 }
+
+#[test]
+fn write_checks_run_in_order_name_size_exclude_include_destination() {
+    let tree = Tree::new().dir("adir");
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--include",
+            "*.txt",
+            "--include",
+            "adir",
+            "--max-write-bytes",
+            "4",
+        ],
+    );
+    let too_big = "x".repeat(5);
+    let cases = [
+        (
+            "Upper.pem",
+            too_big.as_str(),
+            "path must be one lowercase basename of letters, digits, dots, underscores, or hyphens",
+        ),
+        (
+            "server.pem",
+            too_big.as_str(),
+            "content exceeds the 4-byte write limit",
+        ),
+        (
+            "server.pem",
+            "x",
+            "path matches an --exclude pattern of this root",
+        ),
+        (
+            "notes.md",
+            "x",
+            "path matches no --include pattern of this root",
+        ),
+        ("adir", "x", "destination is not a writable regular file"),
+    ];
+    for (path, content, message) in cases {
+        assert_eq!(
+            server.call_error("write_text_file", json!({"path": path, "content": content})),
+            message,
+            "{path}"
+        );
+    }
+}

@@ -62,15 +62,19 @@ pub struct Fitter {
     pub envelope_bytes: u64,
 }
 
-/// Bytes of `text` once escaped inside a JSON string (without the quotes).
+/// Bytes of `text` once escaped inside a JSON string (without the quotes). Escaping only ever
+/// touches ASCII bytes, so counting bytes is exact and needs no decoding.
 pub fn escaped_len(text: &str) -> u64 {
-    text.chars()
-        .map(|c| match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8() as u64,
+    let extra: u64 = text
+        .as_bytes()
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
         })
-        .sum()
+        .sum();
+    text.len() as u64 + extra
 }
 
 impl Fitter {
