@@ -1,6 +1,9 @@
 //! Budgets: result fitting against the result ceiling (§5.5) and the per-page scan budget of
 //! `search_text` (§5.7).
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -1,6 +1,9 @@
 //! The command line: start-up errors (one stderr line, exit 64), `--help`/`--version`, and the
 //! one-shot `--call` mode.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

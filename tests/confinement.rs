@@ -1,6 +1,9 @@
 //! Confinement (§7): which path spellings are refused, symlinks never followed, excluded ancestors,
 //! names walks cannot represent, and no host path in any answer.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

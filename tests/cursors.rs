@@ -1,6 +1,9 @@
 //! Cursors: the signed format and its test vectors, tampering, scope, staleness per tool, the
 //! deterministic mode, and the order in which a handler checks its inputs.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

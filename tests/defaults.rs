@@ -1,6 +1,9 @@
 //! What a root serves: include globs, operator excludes, the built-in default excludes, the startup
 //! warnings about them, and the walk ceilings (files, directories, depth, entries).
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::json;

@@ -1,6 +1,9 @@
 //! The MCP wire: discovery, the tool catalogue, protocol-version checks, JSON-RPC framing errors,
 //! the legacy handshake, `--protocol 2026-07-28` refusals, tool-result shapes, and process exit.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -1,5 +1,8 @@
 //! `read_text_file`: exact UTF-8 chunks of live bytes, paged, optionally from a line.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::{Value, json};

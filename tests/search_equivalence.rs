@@ -2,6 +2,9 @@
 //! finds, whatever the scan budget, the page size, or where page and read boundaries fall:
 //! terms straddling 8 KiB reads, lines longer than a read, matches at the first and last byte.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::json;

@@ -1,5 +1,8 @@
 //! `search_files`: sorted served paths containing a literal substring (or any of several).
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::json;

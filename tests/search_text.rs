@@ -1,5 +1,8 @@
 //! `search_text`: literal line search over served files, with line numbers and bounded evidence.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::json;

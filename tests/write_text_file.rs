@@ -1,5 +1,8 @@
 //! `write_text_file`: atomically replaces one regular file named by a lowercase basename in the root.
 
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use serde_json::json;
