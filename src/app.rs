@@ -63,9 +63,13 @@ pub fn prepare(
         .as_deref()
         .map(|name| resolve_cursor_key(name, &env))
         .transpose()?;
-    let registry = Registry::new(options.tools, options.read_only, &options.limits);
+    let engine = Arc::new(Engine::new(root, key, envelope_bytes()));
+    let mut registry = Registry::new();
+    registry
+        .add_root(engine.clone(), options.tools, options.read_only)
+        .map_err(|name| ConfigError::new(format!("two tools are named {name}")))?;
     let mut warnings = Vec::new();
-    let selector = root.selector();
+    let selector = engine.root().selector();
     if registry.get("write_text_file").is_some() && !selector.serves_root_level() {
         warnings.push("no --include pattern matches a file in the root itself, so write_text_file will refuse every call. Reads are unaffected. Add an --include glob with no directory prefix, such as '**', if this installation maps the write tool.".to_owned());
     }
@@ -76,9 +80,8 @@ pub fn prepare(
             defeated.join(", ")
         ));
     }
-    let engine = Engine::new(root, key, envelope_bytes());
     Ok(Prepared {
-        server: FsmcpServer::new(Arc::new(engine), Arc::new(registry), options.protocol),
+        server: FsmcpServer::new(Arc::new(registry), options.protocol),
         warnings,
     })
 }

@@ -16,35 +16,33 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
 use crate::config::ProtocolMode;
-use crate::engine::Engine;
-use crate::tools::{Registry, ToolSpec};
+use crate::tools::{Registry, ToolOutcome, ToolSpec};
 use crate::{SERVER_NAME, SERVER_VERSION};
 
 /// What the server tells a client on discovery and initialization; ptc-fs-mcp's wording, kept
 /// verbatim because hosts may compare it.
 pub const INSTRUCTIONS: &str = "Read and write files under one confined root. Paths are relative to that root. Reads reflect the filesystem at call time, so a write is visible to the next read. Follow next_cursor until it is null; a cursor is rejected if the data it was issued against changed.";
 
-/// One served root with its published tools.
+/// One or more served roots with their published tools.
 #[derive(Clone)]
 pub struct FsmcpServer {
-    engine: Arc<Engine>,
     registry: Arc<Registry>,
     protocol: ProtocolMode,
 }
 
 impl FsmcpServer {
-    /// A server over `engine` publishing `registry`, accepting the eras `protocol` allows.
-    pub fn new(engine: Arc<Engine>, registry: Arc<Registry>, protocol: ProtocolMode) -> Self {
-        FsmcpServer {
-            engine,
-            registry,
-            protocol,
-        }
+    /// A server publishing `registry`, accepting the eras `protocol` allows.
+    pub fn new(registry: Arc<Registry>, protocol: ProtocolMode) -> Self {
+        FsmcpServer { registry, protocol }
     }
 
     /// The published tools as MCP tool definitions.
     pub fn tool_definitions(&self) -> Vec<Tool> {
-        self.registry.tools().iter().map(definition).collect()
+        self.registry
+            .entries()
+            .iter()
+            .map(|entry| definition(&entry.spec))
+            .collect()
     }
 
     /// Runs one tool call to completion: `None` when no tool has that name.
@@ -53,9 +51,8 @@ impl FsmcpServer {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Option<CallToolResult> {
-        let spec = self.registry.get(name)?.clone();
-        let engine = self.engine.clone();
-        let outcome = tokio::task::spawn_blocking(move || spec.call(&engine, &arguments))
+        let entry = self.registry.get(name)?.clone();
+        let outcome = tokio::task::spawn_blocking(move || entry.call(&arguments))
             .await
             .unwrap_or_else(|_| Err("internal error".to_owned()));
         Some(tool_result(outcome))
@@ -70,31 +67,33 @@ pub fn server_info_meta() -> Value {
 fn definition(spec: &ToolSpec) -> Tool {
     let object =
         |v: &Value| -> Arc<JsonObject> { Arc::new(v.as_object().cloned().unwrap_or_default()) };
-    let mut annotations = ToolAnnotations::default();
-    annotations.read_only_hint = Some(spec.read_only);
-    annotations.destructive_hint = Some(!spec.read_only);
-    annotations.idempotent_hint = Some(true);
-    annotations.open_world_hint = Some(false);
     let mut tool = Tool::new(
         spec.name.clone(),
         spec.description,
         object(&spec.input_schema),
     );
     tool.title = Some(spec.title.to_owned());
-    tool.output_schema = Some(object(&spec.output_schema));
-    tool.annotations = Some(annotations);
+    tool.output_schema = spec.output_schema.as_ref().map(object);
+    if spec.hints {
+        let mut annotations = ToolAnnotations::default();
+        annotations.read_only_hint = Some(spec.read_only);
+        annotations.destructive_hint = Some(!spec.read_only);
+        annotations.idempotent_hint = Some(true);
+        annotations.open_world_hint = Some(false);
+        tool.annotations = Some(annotations);
+    }
     tool.meta =
         serde_json::from_value(json!({"io.modelcontextprotocol/cacheScope": "private"})).ok();
     tool
 }
 
-/// A success carries the compact JSON of its structured content as its one text block; a
+/// A success carries its text as one block, plus structured content when the tool has any; a
 /// refusal carries only its message.
-fn tool_result(outcome: Result<Value, String>) -> CallToolResult {
+fn tool_result(outcome: ToolOutcome) -> CallToolResult {
     match outcome {
-        Ok(value) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-            result.structured_content = Some(value);
+        Ok(output) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+            result.structured_content = output.structured;
             result.is_error = None;
             result
         }

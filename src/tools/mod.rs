@@ -8,15 +8,40 @@
 mod ptc;
 mod validate;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 pub use validate::violations;
 
-use crate::config::{Limits, ToolSelection};
+use crate::config::ToolSelection;
 use crate::engine::{Engine, EngineError, Limit};
 
-/// What a tool call produced: structured content, or a refusal the caller reads.
-pub type ToolOutcome = Result<Value, String>;
+/// What a tool returns on success: the text a reader sees, and structured content when the
+/// tool advertises an output schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The one text block of the result.
+    pub text: String,
+    /// `structuredContent`, present exactly when the tool has an output schema.
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    /// A program-facing result: the structured value, with its compact JSON as the text.
+    pub fn structured(value: Value) -> ToolOutput {
+        ToolOutput {
+            text: value.to_string(),
+            structured: Some(value),
+        }
+    }
+}
+
+/// What a tool call produced: an output, or a refusal the caller reads.
+pub type ToolOutcome = Result<ToolOutput, String>;
+
+/// A tool handler: typed work on one engine.
+pub type Handler = fn(&Engine, &Map<String, Value>) -> Result<ToolOutput, EngineError>;
 
 /// A published tool: its advertised definition and its handler.
 #[derive(Clone)]
@@ -29,11 +54,16 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// JSON Schema of the arguments (also what arguments are validated against).
     pub input_schema: Value,
-    /// JSON Schema of `structuredContent`.
-    pub output_schema: Value,
+    /// JSON Schema of `structuredContent`, for tools that return it.
+    pub output_schema: Option<Value>,
     /// Whether the tool only reads.
     pub read_only: bool,
-    handler: fn(&Engine, &Map<String, Value>) -> Result<Value, EngineError>,
+    /// Whether the tool publishes behaviour hints (`readOnlyHint` …) at all.
+    pub hints: bool,
+    /// Arguments accepted although the schema does not advertise them (removed before
+    /// validation and seen only by the handler).
+    pub reserved: &'static [&'static str],
+    handler: Handler,
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -47,7 +77,11 @@ impl std::fmt::Debug for ToolSpec {
 impl ToolSpec {
     /// Validates `arguments` against the input schema, then runs the handler.
     pub fn call(&self, engine: &Engine, arguments: &Map<String, Value>) -> ToolOutcome {
-        let errors = violations(&self.input_schema, &Value::Object(arguments.clone()));
+        let mut advertised = arguments.clone();
+        for name in self.reserved {
+            advertised.remove(*name);
+        }
+        let errors = violations(&self.input_schema, &Value::Object(advertised));
         if !errors.is_empty() {
             return Err(format!(
                 "Input validation error: Invalid arguments for tool {}: {}",
@@ -59,31 +93,67 @@ impl ToolSpec {
     }
 }
 
-/// The tools one server publishes, in a fixed order.
+/// A published tool bound to the root it serves.
 #[derive(Debug, Clone)]
+pub struct Entry {
+    /// The tool.
+    pub spec: ToolSpec,
+    /// The engine (one root) its calls run on.
+    pub engine: Arc<Engine>,
+}
+
+impl Entry {
+    /// Runs one call.
+    pub fn call(&self, arguments: &Map<String, Value>) -> ToolOutcome {
+        self.spec.call(&self.engine, arguments)
+    }
+}
+
+/// The tools one server publishes, in a fixed order, across one or more roots.
+#[derive(Debug, Clone, Default)]
 pub struct Registry {
-    tools: Vec<ToolSpec>,
+    entries: Vec<Entry>,
 }
 
 impl Registry {
-    /// The tools for a selection of tool sets; `read_only` drops mutating tools.
-    pub fn new(selection: ToolSelection, read_only: bool, limits: &Limits) -> Registry {
-        let mut tools = Vec::new();
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Publishes the selected tool sets of one root; `read_only` drops mutating tools. Fails
+    /// with the clashing name when a tool of that name is already published.
+    pub fn add_root(
+        &mut self,
+        engine: Arc<Engine>,
+        selection: ToolSelection,
+        read_only: bool,
+    ) -> Result<(), String> {
+        let limits = *engine.root().limits();
+        let mut specs = Vec::new();
         if selection.ptc {
-            tools.extend(ptc::tools(limits));
+            specs.extend(ptc::tools(&limits));
         }
-        tools.retain(|t| t.read_only || !read_only);
-        Registry { tools }
+        for spec in specs.into_iter().filter(|t| t.read_only || !read_only) {
+            if self.get(&spec.name).is_some() {
+                return Err(spec.name);
+            }
+            self.entries.push(Entry {
+                spec,
+                engine: engine.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Every published tool.
-    pub fn tools(&self) -> &[ToolSpec] {
-        &self.tools
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
     }
 
     /// The tool published under `name`.
-    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
-        self.tools.iter().find(|t| t.name == name)
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.spec.name == name)
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use super::{input_schema, page_properties, paged_output};
 use crate::config::Limits;
 use crate::engine::{Engine, EngineError};
-use crate::tools::{ToolSpec, limit_of, optional_str, positive_safe_integer};
+use crate::tools::{ToolOutput, ToolSpec, limit_of, optional_str, positive_safe_integer};
 
 pub(super) fn spec(limits: &Limits) -> ToolSpec {
     let mut properties = Map::new();
@@ -20,15 +20,17 @@ pub(super) fn spec(limits: &Limits) -> ToolSpec {
         title: "Read text file",
         description: "Bounded exact UTF-8 chunks of live bytes. Concatenate item text and follow next_cursor. Pass start_line to begin at a 1-based line instead of the start of the file; only the bytes actually returned must decode as UTF-8.",
         input_schema: input_schema(properties, &["path"]),
-        output_schema: paged_output(json!({
+        output_schema: Some(paged_output(json!({
             "byte_offset": {"type": "integer"}, "text": {"type": "string"}
-        })),
+        }))),
         read_only: true,
+        hints: true,
+        reserved: &[],
         handler: call,
     }
 }
 
-fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, EngineError> {
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let Some(Value::String(path)) = arguments.get("path") else {
         return Err(EngineError::PathNotString);
     };
@@ -39,5 +41,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
         optional_str(arguments, "cursor"),
         limit_of(arguments),
     )?;
-    Ok(page.to_value())
+    Ok(ToolOutput::structured(page.to_value()))
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{input_schema, page_properties, paged_output, term_properties, terms_of};
 use crate::engine::{Engine, EngineError};
-use crate::tools::{ToolSpec, limit_of, optional_str};
+use crate::tools::{ToolOutput, ToolSpec, limit_of, optional_str};
 
 pub(super) fn spec() -> ToolSpec {
     let mut properties = Map::new();
@@ -16,15 +16,17 @@ pub(super) fn spec() -> ToolSpec {
         title: "Search text",
         description: "Streaming literal line search. Pass any_of instead of query to match any of several substrings, and case_insensitive to fold ASCII letters. Empty progress pages may carry next_cursor; follow it until null.",
         input_schema: input_schema(properties, &[]),
-        output_schema: paged_output(json!({
+        output_schema: Some(paged_output(json!({
             "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"}
-        })),
+        }))),
         read_only: true,
+        hints: true,
+        reserved: &[],
         handler: call,
     }
 }
 
-fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, EngineError> {
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let terms = terms_of(arguments)?;
     let path = match arguments.get("path") {
         None => "",
@@ -37,5 +39,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
         optional_str(arguments, "cursor"),
         limit_of(arguments),
     )?;
-    Ok(page.to_value())
+    Ok(ToolOutput::structured(page.to_value()))
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::input_schema;
 use crate::engine::{Engine, EngineError};
-use crate::tools::ToolSpec;
+use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
     let mut properties = Map::new();
@@ -18,7 +18,7 @@ pub(super) fn spec() -> ToolSpec {
         title: "Write text file",
         description: "Replaces one regular file named by a single lowercase basename in the root. The next read sees it.",
         input_schema: input_schema(properties, &["path", "content"]),
-        output_schema: json!({
+        output_schema: Some(json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
@@ -27,13 +27,15 @@ pub(super) fn spec() -> ToolSpec {
             },
             "required": ["path", "bytes", "content_hash"],
             "additionalProperties": false
-        }),
+        })),
         read_only: false,
+        hints: true,
+        reserved: &[],
         handler: call,
     }
 }
 
-fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, EngineError> {
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let Some(Value::String(path)) = arguments.get("path") else {
         return Err(EngineError::PathNotString);
     };
@@ -41,5 +43,9 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, Engine
         return Err(EngineError::ContentNotString);
     };
     let receipt = engine.write_text_file(path, content)?;
-    Ok(json!({"path": receipt.path, "bytes": receipt.bytes, "content_hash": receipt.content_hash}))
+    Ok(ToolOutput::structured(json!({
+        "path": receipt.path,
+        "bytes": receipt.bytes,
+        "content_hash": receipt.content_hash
+    })))
 }
