@@ -34,7 +34,7 @@ pub use identity::Identity;
 pub use open::ReadFile;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
-pub use walk::{EntryKind, FileEntry, ListEntry};
+pub use walk::{EntryKind, FileEntry, ListEntry, compare_tree_order};
 
 use crate::config::{ConfigError, Limits};
 

@@ -47,6 +47,24 @@ pub struct ListEntry {
     pub path: String,
 }
 
+/// What one recursive walk collects, and within which scope.
+struct Walk<'a, 'b> {
+    scope: &'a RelPath,
+    budget: &'a mut Budget<'b>,
+    files: &'a mut Vec<FileEntry>,
+    directories: Option<&'a mut Vec<String>>,
+}
+
+/// Tree order: compares path segment by segment (each in UTF-16 order), so a directory's
+/// contents follow it directly: `a`, `a/b`, `a.txt`.
+pub fn compare_tree_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/')
+        .zip(b.split('/'))
+        .map(|(x, y)| compare_utf16(x, y))
+        .find(|o| o.is_ne())
+        .unwrap_or_else(|| a.split('/').count().cmp(&b.split('/').count()))
+}
+
 /// Counters charged against the root's limits during one traversal.
 struct Budget<'a> {
     root: &'a Root,
@@ -95,12 +113,39 @@ impl Root {
     /// directory or one file; a scope that is missing, excluded, or reached through a link
     /// yields nothing. Symbolic links are never followed or listed.
     pub fn inventory(&self, scope: &RelPath) -> Result<Vec<FileEntry>, RootError> {
-        let mut budget = Budget::new(self);
         let mut files = Vec::new();
-        let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
-        self.walk(&dir, &RelPath::root(), 0, scope, &mut budget, &mut files)?;
+        self.walk_scope(scope, &mut files, None)?;
         files.sort_by(|a, b| compare_utf16(&a.path, &b.path));
         Ok(files)
+    }
+
+    /// Like [`Root::inventory`], and also every directory strictly beneath `scope` that the
+    /// walk entered (not excluded, not a link), both in tree order: each level's names sorted,
+    /// a directory's contents right after it.
+    pub fn tree(&self, scope: &RelPath) -> Result<(Vec<FileEntry>, Vec<String>), RootError> {
+        let mut files = Vec::new();
+        let mut directories = Vec::new();
+        self.walk_scope(scope, &mut files, Some(&mut directories))?;
+        files.sort_by(|a, b| compare_tree_order(&a.path, &b.path));
+        directories.sort_by(|a, b| compare_tree_order(a, b));
+        Ok((files, directories))
+    }
+
+    fn walk_scope(
+        &self,
+        scope: &RelPath,
+        files: &mut Vec<FileEntry>,
+        mut directories: Option<&mut Vec<String>>,
+    ) -> Result<(), RootError> {
+        let mut budget = Budget::new(self);
+        let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
+        let mut walk = Walk {
+            scope,
+            budget: &mut budget,
+            files,
+            directories: directories.as_deref_mut(),
+        };
+        self.walk(&dir, &RelPath::root(), 0, &mut walk)
     }
 
     fn walk(
@@ -108,12 +153,11 @@ impl Root {
         dir: &OwnedFd,
         path: &RelPath,
         depth: u64,
-        scope: &RelPath,
-        budget: &mut Budget<'_>,
-        files: &mut Vec<FileEntry>,
+        walk: &mut Walk<'_, '_>,
     ) -> Result<(), RootError> {
-        budget.enter(depth)?;
-        for name in budget.read(dir)? {
+        walk.budget.enter(depth)?;
+        let scope = walk.scope;
+        for name in walk.budget.read(dir)? {
             let Some(child) = RelPath::from_walk(path.join(&name)) else {
                 continue;
             };
@@ -129,7 +173,12 @@ impl Root {
                 {
                     // A directory swapped for a link after the lstat fails to open here.
                     if let Ok(sub) = open_dir_at(dir, &name) {
-                        self.walk(&sub, &child, depth + 1, scope, budget, files)?;
+                        if scope.is_below(child.as_str())
+                            && let Some(directories) = walk.directories.as_deref_mut()
+                        {
+                            directories.push(child.as_str().to_owned());
+                        }
+                        self.walk(&sub, &child, depth + 1, walk)?;
                     }
                 }
                 FileType::RegularFile => {
@@ -138,10 +187,10 @@ impl Root {
                         && self.selector.selects(child.as_str())
                         && identity.size <= self.limits.max_file_bytes
                     {
-                        if files.len() as u64 >= self.limits.max_files {
+                        if walk.files.len() as u64 >= self.limits.max_files {
                             return Err(RootError::FileLimit);
                         }
-                        files.push(FileEntry {
+                        walk.files.push(FileEntry {
                             path: child.as_str().to_owned(),
                             identity,
                         });
