@@ -42,11 +42,6 @@ pub fn prepare(
             "at least one --include pattern is required",
         ));
     }
-    if options.tools.fs {
-        return Err(ConfigError::new(
-            "--tools fs is not available yet: this build serves only the ptc tool set",
-        ));
-    }
     if options.follow_symlinks {
         return Err(ConfigError::new(
             "--follow-symlinks is not available yet: links are never followed",
@@ -66,7 +61,12 @@ pub fn prepare(
     let engine = Arc::new(Engine::new(root, key, envelope_bytes()));
     let mut registry = Registry::new();
     registry
-        .add_root(engine.clone(), options.tools, options.read_only)
+        .add_root(
+            engine.clone(),
+            options.tools,
+            &options.prefix,
+            options.read_only,
+        )
         .map_err(|name| ConfigError::new(format!("two tools are named {name}")))?;
     let mut warnings = Vec::new();
     let selector = engine.root().selector();

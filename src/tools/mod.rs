@@ -5,6 +5,7 @@
 //! The [`Registry`] holds the tools a configuration publishes (the `ptc` set; the `fs` set
 //! arrives with its own module), with `--read-only` dropping every mutating tool.
 
+pub mod fs;
 mod ptc;
 mod validate;
 
@@ -127,12 +128,16 @@ impl Registry {
         &mut self,
         engine: Arc<Engine>,
         selection: ToolSelection,
+        prefix: &str,
         read_only: bool,
     ) -> Result<(), String> {
         let limits = *engine.root().limits();
         let mut specs = Vec::new();
         if selection.ptc {
             specs.extend(ptc::tools(&limits));
+        }
+        if selection.fs {
+            specs.extend(fs::tools(&limits, prefix));
         }
         for spec in specs.into_iter().filter(|t| t.read_only || !read_only) {
             if self.get(&spec.name).is_some() {
