@@ -1,12 +1,19 @@
-//! Start-up: from parsed [`Options`] to a ready [`FsmcpServer`], validating in ptc-fs-mcp's
-//! order (includes, limits, root, cursor key) and collecting the start-up warnings.
+//! Start-up: from parsed [`Options`] to a ready [`FsmcpServer`].
+//!
+//! Both forms of configuration go through one path. The flag form is a [`ServeConfig`] of one
+//! root; a `--config` file gives one or more. Each root is opened in order, validating as
+//! ptc-fs-mcp does (includes, links, limits, root, cursor key), and its tools are added to the
+//! one [`Registry`], where a name published twice is refused. Start-up warnings are collected
+//! per root.
 
 use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::config::cursor_key::resolve_cursor_key;
-use crate::config::{ConfigError, Options};
+use crate::config::{
+    ConfigError, Options, RootConfig, ServeConfig, ServerIdentity, Source, ToolSelection,
+};
 use crate::engine::Engine;
 use crate::root::{Root, Selector};
 use crate::server::{FsmcpServer, server_info_meta};
@@ -21,56 +28,188 @@ pub struct Prepared {
 }
 
 /// Bytes of a tool result's envelope around its structured value and that value's escaped
-/// copy: what result fitting adds to a page's own size.
-pub fn envelope_bytes() -> u64 {
+/// copy, under this identity: what result fitting adds to a page's own size.
+pub fn envelope_bytes(identity: &ServerIdentity) -> u64 {
     let probe = json!({
         "content": [{"type": "text", "text": ""}],
         "structuredContent": null,
         "resultType": "complete",
-        "_meta": server_info_meta(),
+        "_meta": server_info_meta(identity),
     });
     (probe.to_string().len() - "null".len()) as u64
 }
 
-/// Opens the root and builds the server, reading the cursor key through `env`.
+/// Loads the configuration `options` name (the root flags or a `--config` file), opens every
+/// root and builds the server, reading cursor keys through `env`.
 pub fn prepare(
     options: &Options,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Prepared, ConfigError> {
-    if options.includes.is_empty() {
-        return Err(ConfigError::new(
-            "at least one --include pattern is required",
-        ));
+    let config = ServeConfig::from_options(options)?;
+    build(&config, options, env)
+}
+
+/// Opens the roots of `config` in order and publishes their tools on one server.
+fn build(
+    config: &ServeConfig,
+    options: &Options,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Prepared, ConfigError> {
+    let envelope = envelope_bytes(&config.identity);
+    let mut registry = Registry::new();
+    let mut engines: Vec<Arc<Engine>> = Vec::new();
+    let mut warnings = Vec::new();
+    for (index, root) in config.roots.iter().enumerate() {
+        let engine = open_engine(root, envelope, &env).map_err(|problem| {
+            let (key, file_message) = problem.file_form();
+            config.root_error(index, Some(key), &problem.flag_form(), &file_message)
+        })?;
+        let engine = Arc::new(engine);
+        if let Err(name) =
+            registry.add_root(engine.clone(), root.tools, &root.prefix, root.read_only)
+        {
+            return Err(clash(
+                config, &registry, &engines, index, root, &engine, &name,
+            ));
+        }
+        warnings.extend(
+            root_warnings(&registry, &engine)
+                .iter()
+                .map(|warning| config.root_warning(index, warning)),
+        );
+        engines.push(engine);
     }
-    if options.follow_symlinks {
-        return Err(ConfigError::new(
-            "--follow-symlinks is not available yet: links are never followed",
-        ));
+    let server = FsmcpServer::new(Arc::new(registry), options.protocol)
+        .with_identity(config.identity.clone());
+    Ok(Prepared { server, warnings })
+}
+
+/// Why one root could not be opened.
+enum RootProblem {
+    /// No include pattern was given.
+    NoInclude,
+    /// Link following was asked for.
+    FollowSymlinks,
+    /// The limits, the directory or the cursor key: the message is the same in both forms.
+    Other {
+        /// The root's key the problem concerns (`limits`, `root`, `cursor_key_env`).
+        key: &'static str,
+        error: ConfigError,
+    },
+}
+
+impl RootProblem {
+    /// The message of the flag form (ptc-fs-mcp's).
+    fn flag_form(&self) -> String {
+        match self {
+            RootProblem::NoInclude => "at least one --include pattern is required".to_owned(),
+            RootProblem::FollowSymlinks => {
+                "--follow-symlinks is not available yet: links are never followed".to_owned()
+            }
+            RootProblem::Other { error, .. } => error.to_string(),
+        }
     }
-    let selector = Selector::new(
-        &options.includes,
-        &options.excludes,
-        options.default_excludes,
-    );
-    let root = Root::open(&options.root, selector, options.limits)?;
-    let key = options
+
+    /// The key and message of the file form.
+    fn file_form(&self) -> (&'static str, String) {
+        match self {
+            RootProblem::NoInclude => ("include", "at least one pattern is required".to_owned()),
+            RootProblem::FollowSymlinks => (
+                "follow_symlinks",
+                "link following is not available yet: links are never followed".to_owned(),
+            ),
+            RootProblem::Other { key, error } => (key, error.to_string()),
+        }
+    }
+}
+
+/// Opens one root and its engine: includes, link following, limits, the directory, then the
+/// cursor key.
+fn open_engine(
+    config: &RootConfig,
+    envelope_bytes: u64,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Engine, RootProblem> {
+    if config.includes.is_empty() {
+        return Err(RootProblem::NoInclude);
+    }
+    if config.follow_symlinks {
+        return Err(RootProblem::FollowSymlinks);
+    }
+    let selector = Selector::new(&config.includes, &config.excludes, config.default_excludes);
+    let root = Root::open(&config.root, selector, config.limits).map_err(|error| {
+        // Root::open checks the limits first, then the directory.
+        let key = if config.limits.is_valid() {
+            "root"
+        } else {
+            "limits"
+        };
+        RootProblem::Other { key, error }
+    })?;
+    let key = config
         .cursor_key_env
         .as_deref()
-        .map(|name| resolve_cursor_key(name, &env))
-        .transpose()?;
-    let engine = Arc::new(Engine::new(root, key, envelope_bytes()));
-    let mut registry = Registry::new();
-    registry
-        .add_root(
-            engine.clone(),
-            options.tools,
-            &options.prefix,
-            options.read_only,
-        )
-        .map_err(|name| ConfigError::new(format!("two tools are named {name}")))?;
+        .map(|name| resolve_cursor_key(name, env))
+        .transpose()
+        .map_err(|error| RootProblem::Other {
+            key: "cursor_key_env",
+            error,
+        })?;
+    Ok(Engine::new(root, key, envelope_bytes).with_read_only(config.read_only))
+}
+
+/// The error for a tool name root `index` would publish a second time.
+fn clash(
+    config: &ServeConfig,
+    registry: &Registry,
+    engines: &[Arc<Engine>],
+    index: usize,
+    root: &RootConfig,
+    engine: &Arc<Engine>,
+    name: &str,
+) -> ConfigError {
+    let Source::File(_) = config.source else {
+        return ConfigError::new(format!("two tools are named {name}"));
+    };
+    let publisher = registry
+        .get(name)
+        .and_then(|entry| {
+            engines
+                .iter()
+                .position(|engine| Arc::ptr_eq(engine, &entry.engine))
+        })
+        .map_or_else(|| "another root".to_owned(), |i| format!("roots[{i}]"));
+    // Only the fs tools carry the prefix; the ptc tools have fixed names.
+    let mut fs_only = Registry::new();
+    let fs = ToolSelection {
+        ptc: false,
+        fs: true,
+    };
+    let prefixed = fs_only
+        .add_root(engine.clone(), fs, &root.prefix, root.read_only)
+        .is_ok()
+        && fs_only.get(name).is_some();
+    let remedy = if prefixed {
+        "give this root another prefix"
+    } else {
+        "only one root can publish the ptc tools"
+    };
+    config.root_error(
+        index,
+        None,
+        "",
+        &format!("tool name '{name}' is already published by {publisher}; {remedy}"),
+    )
+}
+
+/// The start-up warnings about one root, in ptc-fs-mcp's words.
+fn root_warnings(registry: &Registry, engine: &Arc<Engine>) -> Vec<String> {
     let mut warnings = Vec::new();
     let selector = engine.root().selector();
-    if registry.get("write_text_file").is_some() && !selector.serves_root_level() {
+    let writes_here = registry
+        .get("write_text_file")
+        .is_some_and(|entry| Arc::ptr_eq(&entry.engine, engine));
+    if writes_here && !selector.serves_root_level() {
         warnings.push("no --include pattern matches a file in the root itself, so write_text_file will refuse every call. Reads are unaffected. Add an --include glob with no directory prefix, such as '**', if this installation maps the write tool.".to_owned());
     }
     let defeated = selector.includes_defeated_by_defaults();
@@ -80,8 +219,5 @@ pub fn prepare(
             defeated.join(", ")
         ));
     }
-    Ok(Prepared {
-        server: FsmcpServer::new(Arc::new(registry), options.protocol),
-        warnings,
-    })
+    warnings
 }

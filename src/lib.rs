@@ -3,7 +3,8 @@
 //! The crate is layered so that authority flows one way:
 //!
 //! * [`app`] turns parsed options into a ready server, in the documented validation order.
-//! * [`config`] turns a command line into a validated [`config::Config`].
+//! * [`config`] turns a command line (or a JSON config file) into a validated
+//!   [`config::ServeConfig`].
 //! * [`root`] is the confinement boundary: it holds the root's directory descriptor and is the
 //!   only module that touches the filesystem.
 //! * [`engine`] builds pages, cursors, reads and searches on top of a [`root::Root`]; it knows no
@@ -22,3 +23,6 @@ pub mod tools;
 pub const SERVER_NAME: &str = "fsmcp";
 /// The server's version, the crate version.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// What the server tells a client on discovery and initialization; ptc-fs-mcp's wording, kept
+/// verbatim because hosts may compare it. A config file's `instructions` replaces it.
+pub const SERVER_INSTRUCTIONS: &str = "Read and write files under one confined root. Paths are relative to that root. Reads reflect the filesystem at call time, so a write is visible to the next read. Follow next_cursor until it is null; a cursor is rejected if the data it was issued against changed.";

@@ -1,7 +1,9 @@
-//! The `fsmcp` command: parse flags, open the root, then serve stdio or run one call.
+//! The `fsmcp` command: parse flags, open the roots (from the flags or a `--config` file), then
+//! serve stdio, run one call, or print the tool catalogue (`--describe`).
 //! Start-up errors print one line to stderr and exit 64; nothing but protocol reaches stdout
 //! while serving.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use fsmcp::config::{EXIT_CONFIG, Invocation, help_text, parse_args};
@@ -9,6 +11,15 @@ use fsmcp::server::oneshot::{CallOutcome, call};
 use fsmcp::server::serve_stdio;
 
 fn main() -> ExitCode {
+    // A bug must not spill a stack trace (or a host path) anywhere; one line on stderr says
+    // where it happened, and the call that hit it answers "internal error".
+    std::panic::set_hook(Box::new(|info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("fsmcp: internal error{place}");
+    }));
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -32,6 +43,13 @@ fn main() -> ExitCode {
     init_logging(options.log_level.as_deref());
     for warning in &prepared.warnings {
         eprintln!("fsmcp: {warning}");
+    }
+    if options.describe {
+        let catalogue = prepared.server.describe();
+        let text = serde_json::to_string_pretty(&catalogue).unwrap_or_default();
+        // A reader that stops early (`| head`) is not an error worth a panic.
+        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        return ExitCode::SUCCESS;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

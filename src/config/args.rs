@@ -4,10 +4,15 @@
 //! accepted, refused and reported identically: `--help`/`--version` short-circuit everything, every
 //! flag except the three switches takes the next token as its value whatever it looks like, and a
 //! missing value is reported before an unknown flag. The fsmcp-only flags (`--tools`, `--prefix`,
-//! `--read-only`, `--follow-symlinks`, `--protocol`, `--call`, `--log-level`) follow the same rules.
+//! `--read-only`, `--follow-symlinks`, `--protocol`, `--call`, `--log-level`, `--config`,
+//! `--describe`) follow the same rules.
 //!
 //! Only the syntax of each value is checked here. Whether the limits fit their ranges and whether
 //! an `--include` was given are decided when the root is opened, as ptc-fs-mcp does.
+//!
+//! With `--config FILE` the roots come from the file, so every flag that describes a root
+//! (`--root`, `--include`, `--max-files` …) is refused next to it; the server-wide flags
+//! (`--protocol`, `--log-level`, `--call`, `--describe`) combine with either form.
 //!
 //! ```
 //! use fsmcp::config::{Invocation, parse_args};
@@ -22,7 +27,8 @@
 
 use super::ConfigError;
 use super::limits::{
-    Limits, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES, MIN_SCAN_BYTES,
+    LimitSpec, Limits, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES,
+    MIN_SCAN_BYTES,
 };
 
 /// What the process was asked to do.
@@ -41,6 +47,9 @@ pub enum Invocation {
 }
 
 /// A syntactically valid command line; ranges and the filesystem are checked later.
+///
+/// The root fields (`root` … `follow_symlinks`) describe the one root of the flag form; with
+/// `--config` they keep their defaults (and `root` is empty), since the file describes the roots.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The root directory exactly as written (`--root`); resolved when the root is opened.
@@ -70,6 +79,10 @@ pub struct Options {
     pub call: Option<OneShot>,
     /// Stderr log verbosity (`--log-level`), one of [`LOG_LEVELS`]; `None` when not given.
     pub log_level: Option<String>,
+    /// The JSON config file naming the roots (`--config`), exactly as written.
+    pub config: Option<String>,
+    /// Print the tool catalogue instead of serving (`--describe`).
+    pub describe: bool,
 }
 
 /// The tool vocabularies to register; at least one is always set.
@@ -113,8 +126,21 @@ pub struct OneShot {
 /// The values `--log-level` accepts, least verbose first.
 pub const LOG_LEVELS: [&str; 5] = ["error", "warn", "info", "debug", "trace"];
 
-/// Default of `--prefix`.
-const DEFAULT_PREFIX: &str = "fs";
+/// Default of `--prefix` (and of a config file's `prefix`).
+pub const DEFAULT_PREFIX: &str = "fs";
+
+/// The flags that describe a root, which a config file replaces (the `--max-*` flags too).
+const ROOT_FLAGS: [&str; 9] = [
+    "--root",
+    "--include",
+    "--exclude",
+    "--no-default-exclude",
+    "--tools",
+    "--prefix",
+    "--read-only",
+    "--follow-symlinks",
+    "--cursor-key-env",
+];
 
 /// Parse `argv` (without the program name) into what the process should do.
 ///
@@ -145,11 +171,20 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
     let mut protocol = ProtocolMode::default();
     let mut call = None;
     let mut log_level = None;
+    let mut config = None;
+    let mut describe = false;
+    // The first root-describing flag, refused if `--config` is given too.
+    let mut first_root_flag: Option<&str> = None;
 
     let mut index = 0;
     while index < argv.len() {
         let flag = argv[index].as_str();
         index += 1;
+        if first_root_flag.is_none()
+            && (ROOT_FLAGS.contains(&flag) || LimitSpec::by_flag(flag).is_some())
+        {
+            first_root_flag = Some(flag);
+        }
 
         // Switches first: they take no value, so the arity check must not see them.
         match flag {
@@ -163,6 +198,10 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             }
             "--follow-symlinks" => {
                 follow_symlinks = true;
+                continue;
+            }
+            "--describe" => {
+                describe = true;
                 continue;
             }
             _ => {}
@@ -183,6 +222,7 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             "--prefix" => prefix = parse_prefix(value)?,
             "--protocol" => protocol = parse_protocol(value)?,
             "--log-level" => log_level = Some(parse_log_level(value)?),
+            "--config" => config = Some(parse_config_path(value)?),
             "--call" => {
                 // The JSON is optional, so only a following token that cannot be a flag is taken.
                 let arguments = match argv.get(index) {
@@ -204,8 +244,17 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
         }
     }
 
-    let Some(root) = root else {
-        return Err(ConfigError::new("--root is required"));
+    let root = match (&config, root) {
+        (Some(_), _) => {
+            if let Some(flag) = first_root_flag {
+                return Err(ConfigError::new(format!(
+                    "--config cannot be combined with {flag}; put it in the config file"
+                )));
+            }
+            String::new()
+        }
+        (None, Some(root)) => root,
+        (None, None) => return Err(ConfigError::new("--root is required")),
     };
     Ok(Options {
         root,
@@ -221,6 +270,8 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
         protocol,
         call,
         log_level,
+        config,
+        describe,
     })
 }
 
@@ -245,14 +296,18 @@ fn parse_count(flag: &str, value: &str) -> Result<u64, ConfigError> {
     }
 }
 
-/// `--cursor-key-env`: a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
-fn parse_env_name(value: &str) -> Result<String, ConfigError> {
+/// Whether `value` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+pub(crate) fn is_env_name(value: &str) -> bool {
     let mut bytes = value.bytes();
-    let well_formed = bytes
+    bytes
         .next()
         .is_some_and(|first| first.is_ascii_alphabetic() || first == b'_')
-        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_');
-    if well_formed {
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}
+
+/// `--cursor-key-env`: a portable environment variable name.
+fn parse_env_name(value: &str) -> Result<String, ConfigError> {
+    if is_env_name(value) {
         Ok(value.to_owned())
     } else {
         Err(ConfigError::new(
@@ -263,39 +318,61 @@ fn parse_env_name(value: &str) -> Result<String, ConfigError> {
 
 /// `--tools`: `ptc`, `fs`, or both in either order.
 fn parse_tools(value: &str) -> Result<ToolSelection, ConfigError> {
-    match value {
-        "ptc" => Ok(ToolSelection {
-            ptc: true,
-            fs: false,
-        }),
-        "fs" => Ok(ToolSelection {
-            ptc: false,
-            fs: true,
-        }),
-        "ptc,fs" | "fs,ptc" => Ok(ToolSelection {
-            ptc: true,
-            fs: true,
-        }),
-        _ => Err(ConfigError::new("--tools must be ptc, fs, or ptc,fs")),
+    let names: Vec<&str> = value.split(',').collect();
+    ToolSelection::from_names(&names)
+        .ok_or_else(|| ConfigError::new("--tools must be ptc, fs, or ptc,fs"))
+}
+
+impl ToolSelection {
+    /// The selection naming `ptc`, `fs`, or both in either order, each once; `None` otherwise.
+    pub fn from_names(names: &[&str]) -> Option<ToolSelection> {
+        match names {
+            ["ptc"] => Some(ToolSelection {
+                ptc: true,
+                fs: false,
+            }),
+            ["fs"] => Some(ToolSelection {
+                ptc: false,
+                fs: true,
+            }),
+            ["ptc", "fs"] | ["fs", "ptc"] => Some(ToolSelection {
+                ptc: true,
+                fs: true,
+            }),
+            _ => None,
+        }
     }
 }
 
-/// `--prefix`: empty, or a letter followed by at most 31 letters, digits, `_` or `-`, so every
-/// prefixed tool name stays a short, portable identifier.
-fn parse_prefix(value: &str) -> Result<String, ConfigError> {
+/// Whether `value` is a valid fs tool prefix: empty, or a letter followed by at most 31
+/// letters, digits, `_` or `-`, so every prefixed tool name stays a short, portable identifier.
+pub(crate) fn is_prefix(value: &str) -> bool {
     let bytes = value.as_bytes();
-    let well_formed = value.is_empty()
+    value.is_empty()
         || (bytes.len() <= 32
             && bytes[0].is_ascii_alphabetic()
             && bytes[1..]
                 .iter()
-                .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_' || *byte == b'-'));
-    if well_formed {
+                .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_' || *byte == b'-'))
+}
+
+/// `--prefix`: see [`is_prefix`].
+fn parse_prefix(value: &str) -> Result<String, ConfigError> {
+    if is_prefix(value) {
         Ok(value.to_owned())
     } else {
         Err(ConfigError::new(
             "--prefix must be empty or a name of letters, digits, underscores or hyphens",
         ))
+    }
+}
+
+/// `--config`: any non-empty path; whether it can be read is decided when it is loaded.
+fn parse_config_path(value: &str) -> Result<String, ConfigError> {
+    if value.is_empty() {
+        Err(ConfigError::new("--config must name a file"))
+    } else {
+        Ok(value.to_owned())
     }
 }
 
@@ -331,6 +408,7 @@ fsmcp {version} -- filesystem MCP server over stdio
 Usage:
   fsmcp --root <dir> --include <glob> [--include <glob>...] [options]
   fsmcp --root <dir> --include <glob> --call <tool> [<json-arguments>]
+  fsmcp --config <file> [--protocol <mode>] [--call <tool> [<json-arguments>]] [--describe]
 
 Options:
   --root <dir>                 Serve this directory and nothing outside it. Required.
@@ -355,6 +433,8 @@ Options:
   --protocol <mode>            all (2026-07-28 and 2025-11-25) or 2026-07-28. Default all.
   --call <tool> [<json>]       Make one tool call, print its result and exit. Arguments default {{}}.
   --log-level <level>          Log to stderr at error, warn, info, debug or trace.
+  --config <file>              Serve the roots a JSON config file names, instead of the root flags.
+  --describe                   Print every tool's name, description and input schema, then exit.
   --help                       Print this text and exit.
   --version                    Print the version and exit.
 
@@ -558,6 +638,66 @@ mod tests {
     }
 
     #[test]
+    fn config_replaces_the_root_flags() {
+        let options = run(&["--config", "cfg.json"]);
+        assert_eq!(options.config.as_deref(), Some("cfg.json"));
+        assert_eq!(options.root, "");
+        assert!(!options.describe);
+        // The server-wide flags combine with it, in any order.
+        let options = run(&[
+            "--describe",
+            "--protocol",
+            "2026-07-28",
+            "--config",
+            "c",
+            "--log-level",
+            "warn",
+            "--call",
+            "t",
+        ]);
+        assert!(options.describe);
+        assert_eq!(options.protocol, ProtocolMode::Modern);
+        assert_eq!(options.call.map(|c| c.tool).as_deref(), Some("t"));
+        // Every root flag is refused next to it, the first one met named.
+        let cases: &[&[&str]] = &[
+            &["--root", "r"],
+            &["--include", "**"],
+            &["--exclude", "x"],
+            &["--no-default-exclude"],
+            &["--tools", "fs"],
+            &["--prefix", "p"],
+            &["--read-only"],
+            &["--follow-symlinks"],
+            &["--cursor-key-env", "K"],
+            &["--max-files", "5"],
+            &["--max-depth", "0"],
+            &["--max-cursor-hash-bytes", "9"],
+        ];
+        for tokens in cases {
+            let expected = format!(
+                "--config cannot be combined with {}; put it in the config file",
+                tokens[0]
+            );
+            let mut before = argv(tokens);
+            before.extend(argv(&["--config", "c", "--read-only"]));
+            assert_eq!(parse_args(&before).unwrap_err().to_string(), expected);
+            let mut after = argv(&["--config", "c"]);
+            after.extend(argv(tokens));
+            assert_eq!(parse_args(&after).unwrap_err().to_string(), expected);
+        }
+        // Syntax errors met while walking still come first.
+        assert_eq!(
+            error(&["--config", "c", "--max-files", "0"]),
+            "--max-files must be a positive integer"
+        );
+        assert_eq!(error(&["--config"]), "missing value for --config");
+        assert_eq!(error(&["--config", ""]), "--config must name a file");
+        // --describe is a switch in the flag form too.
+        assert!(run(&["--root", "x", "--describe"]).describe);
+        assert_eq!(error(&["--describe"]), "--root is required");
+    }
+
+    #[test]
     fn defaults() {
         let options = run(&["--root", "."]);
         assert_eq!(
@@ -579,6 +719,8 @@ mod tests {
                 protocol: ProtocolMode::All,
                 call: None,
                 log_level: None,
+                config: None,
+                describe: false,
             }
         );
     }

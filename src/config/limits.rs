@@ -57,53 +57,177 @@ impl Default for Limits {
     }
 }
 
+/// One limit's spellings and valid range: the `Limits` field and config-file key (`key`), the
+/// command-line flag (`flag`), and the inclusive bounds every value must lie in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitSpec {
+    /// The field of [`Limits`], also the key in a config file's `limits` object.
+    pub key: &'static str,
+    /// The command-line flag that sets it.
+    pub flag: &'static str,
+    /// Smallest valid value.
+    pub min: u64,
+    /// Largest valid value.
+    pub max: u64,
+}
+
+/// Every limit, in the order of [`Limits`]' fields.
+pub const LIMIT_SPECS: [LimitSpec; 10] = [
+    LimitSpec {
+        key: "max_files",
+        flag: "--max-files",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_directories",
+        flag: "--max-directories",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_depth",
+        flag: "--max-depth",
+        min: 0,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_entries",
+        flag: "--max-entries",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_file_bytes",
+        flag: "--max-file-bytes",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_read_bytes",
+        flag: "--max-read-bytes",
+        min: MIN_READ_BYTES,
+        max: MAX_PAGE_BYTES,
+    },
+    LimitSpec {
+        key: "max_scan_bytes",
+        flag: "--max-scan-bytes",
+        min: MIN_SCAN_BYTES,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_result_bytes",
+        flag: "--max-result-bytes",
+        min: MIN_RESULT_BYTES,
+        max: MAX_PAGE_BYTES,
+    },
+    LimitSpec {
+        key: "max_write_bytes",
+        flag: "--max-write-bytes",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+    LimitSpec {
+        key: "max_cursor_hash_bytes",
+        flag: "--max-cursor-hash-bytes",
+        min: 1,
+        max: MAX_SAFE_INTEGER,
+    },
+];
+
+impl LimitSpec {
+    /// The spec whose config-file key is `key`.
+    pub fn by_key(key: &str) -> Option<&'static LimitSpec> {
+        LIMIT_SPECS.iter().find(|spec| spec.key == key)
+    }
+
+    /// The spec whose flag is `flag`.
+    pub fn by_flag(flag: &str) -> Option<&'static LimitSpec> {
+        LIMIT_SPECS.iter().find(|spec| spec.flag == flag)
+    }
+
+    /// Whether `value` lies in this limit's range.
+    pub fn accepts(&self, value: u64) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
+}
+
 impl Limits {
     /// Whether every limit lies in its range (`limits are not valid` otherwise).
     pub fn is_valid(&self) -> bool {
-        let safe = |n: u64| n <= MAX_SAFE_INTEGER;
-        self.max_files >= 1
-            && self.max_directories >= 1
-            && self.max_entries >= 1
-            && self.max_file_bytes >= 1
-            && (MIN_READ_BYTES..=MAX_PAGE_BYTES).contains(&self.max_read_bytes)
-            && self.max_scan_bytes >= MIN_SCAN_BYTES
-            && (MIN_RESULT_BYTES..=MAX_PAGE_BYTES).contains(&self.max_result_bytes)
-            && self.max_write_bytes >= 1
-            && self.max_cursor_hash_bytes >= 1
-            && [
-                self.max_files,
-                self.max_directories,
-                self.max_depth,
-                self.max_entries,
-                self.max_file_bytes,
-                self.max_scan_bytes,
-                self.max_write_bytes,
-                self.max_cursor_hash_bytes,
-            ]
-            .into_iter()
-            .all(safe)
+        let mut copy = *self;
+        LIMIT_SPECS
+            .iter()
+            .all(|spec| spec.accepts(*copy.field(spec.key)))
     }
 
     /// The limit a command-line flag sets (`--max-files` → `max_files`, ...), so the parser and
     /// this struct agree on one spelling per flag. `None` for any other token.
     pub fn field_for_flag(&mut self, flag: &str) -> Option<&mut u64> {
-        Some(match flag {
-            "--max-files" => &mut self.max_files,
-            "--max-directories" => &mut self.max_directories,
-            "--max-depth" => &mut self.max_depth,
-            "--max-entries" => &mut self.max_entries,
-            "--max-scan-bytes" => &mut self.max_scan_bytes,
-            "--max-file-bytes" => &mut self.max_file_bytes,
-            "--max-read-bytes" => &mut self.max_read_bytes,
-            "--max-result-bytes" => &mut self.max_result_bytes,
-            "--max-write-bytes" => &mut self.max_write_bytes,
-            "--max-cursor-hash-bytes" => &mut self.max_cursor_hash_bytes,
-            _ => return None,
-        })
+        LimitSpec::by_flag(flag).map(|spec| self.field(spec.key))
+    }
+
+    /// The limit a config file's `limits` key sets. `None` for any other key.
+    pub fn field_for_key(&mut self, key: &str) -> Option<&mut u64> {
+        LimitSpec::by_key(key).map(|spec| self.field(spec.key))
+    }
+
+    /// The field named by a [`LimitSpec::key`].
+    fn field(&mut self, key: &str) -> &mut u64 {
+        match key {
+            "max_files" => &mut self.max_files,
+            "max_directories" => &mut self.max_directories,
+            "max_depth" => &mut self.max_depth,
+            "max_entries" => &mut self.max_entries,
+            "max_file_bytes" => &mut self.max_file_bytes,
+            "max_read_bytes" => &mut self.max_read_bytes,
+            "max_scan_bytes" => &mut self.max_scan_bytes,
+            "max_result_bytes" => &mut self.max_result_bytes,
+            "max_write_bytes" => &mut self.max_write_bytes,
+            "max_cursor_hash_bytes" => &mut self.max_cursor_hash_bytes,
+            _ => unreachable!("every LimitSpec key names a field"),
+        }
     }
 
     /// The most 2048-byte chunks one read page may hold: `ceil(max_read_bytes / 2048)`.
     pub fn max_read_chunks(&self) -> u64 {
         self.max_read_bytes.div_ceil(READ_CHUNK_BYTES)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_names_one_field_and_flag() {
+        let mut limits = Limits::default();
+        for (n, spec) in LIMIT_SPECS.iter().enumerate() {
+            *limits.field_for_key(spec.key).expect("key") = 1000 + n as u64;
+            assert_eq!(
+                *limits.field_for_flag(spec.flag).expect("flag"),
+                1000 + n as u64
+            );
+            assert_eq!(spec.flag, format!("--{}", spec.key.replace('_', "-")));
+        }
+        assert_eq!(limits.field_for_key("max_bogus"), None);
+        assert_eq!(limits.field_for_flag("--max-bogus"), None);
+    }
+
+    #[test]
+    fn validity_is_every_range() {
+        assert!(Limits::default().is_valid());
+        for spec in LIMIT_SPECS {
+            for (value, valid) in [
+                (spec.min, true),
+                (spec.max, true),
+                (spec.max + 1, false),
+                (spec.min.wrapping_sub(1), false),
+            ] {
+                let mut limits = Limits::default();
+                *limits.field_for_key(spec.key).expect("key") = value;
+                assert_eq!(limits.is_valid(), valid, "{} = {value}", spec.key);
+            }
+        }
     }
 }

@@ -1,12 +1,18 @@
-//! Configuration: the command line (`args`), limits (`limits`) and the deterministic cursor key
-//! (`cursor_key`), validated once at start-up into plain values.
+//! Configuration: the command line (`args`), the JSON config file (`file`), limits (`limits`)
+//! and the deterministic cursor key (`cursor_key`), validated once at start-up into plain values.
+//!
+//! Both forms end as one [`ServeConfig`]: the server's identity and one [`RootConfig`] per
+//! served root. The flag form is a config of one root with the default identity.
 //!
 //! Every start-up failure is a [`ConfigError`] whose `Display` is the one line printed to stderr
 //! before exiting with status 64.
 
 pub mod args;
 pub mod cursor_key;
+pub mod file;
 pub mod limits;
+
+use std::path::PathBuf;
 
 pub use args::{Invocation, OneShot, Options, ProtocolMode, ToolSelection, help_text, parse_args};
 pub use limits::Limits;
@@ -26,3 +32,146 @@ impl ConfigError {
 
 /// Exit status for a configuration error (EX_USAGE).
 pub const EXIT_CONFIG: i32 = 64;
+
+/// How the server names and introduces itself in `server/discover`, `initialize` and the
+/// `serverInfo` stamped on every modern result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerIdentity {
+    /// `serverInfo.name`; `fsmcp` unless a config file says otherwise.
+    pub name: String,
+    /// `serverInfo.version`; the crate version unless a config file says otherwise.
+    pub version: String,
+    /// The instructions given to clients; ptc-fs-mcp's text unless a config file says otherwise.
+    pub instructions: String,
+}
+
+impl Default for ServerIdentity {
+    fn default() -> Self {
+        ServerIdentity {
+            name: crate::SERVER_NAME.to_owned(),
+            version: crate::SERVER_VERSION.to_owned(),
+            instructions: crate::SERVER_INSTRUCTIONS.to_owned(),
+        }
+    }
+}
+
+/// One served root as configured: syntactically valid, not yet opened. Whether an include was
+/// given, whether the limits fit their ranges and whether the directory exists are decided when
+/// the root is opened, in the same order for both forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootConfig {
+    /// The directory; a relative path is resolved against the working directory when opened
+    /// (a config file's relative roots are already joined to the file's directory).
+    pub root: PathBuf,
+    /// Globs that select what is served, in order.
+    pub includes: Vec<String>,
+    /// Globs that hide what the includes selected, in order.
+    pub excludes: Vec<String>,
+    /// Whether the built-in exclude list applies.
+    pub default_excludes: bool,
+    /// The root's limits.
+    pub limits: Limits,
+    /// Name of the variable holding the deterministic cursor key.
+    pub cursor_key_env: Option<String>,
+    /// Which tool vocabularies this root publishes.
+    pub tools: ToolSelection,
+    /// Prefix of this root's fs tool names; empty means bare names.
+    pub prefix: String,
+    /// Publish no mutating tool for this root.
+    pub read_only: bool,
+    /// Follow symbolic links that stay inside the root.
+    pub follow_symlinks: bool,
+}
+
+impl Default for RootConfig {
+    /// The flag form's defaults, with no root and no include.
+    fn default() -> Self {
+        RootConfig {
+            root: PathBuf::new(),
+            includes: Vec::new(),
+            excludes: Vec::new(),
+            default_excludes: true,
+            limits: Limits::default(),
+            cursor_key_env: None,
+            tools: ToolSelection::default(),
+            prefix: args::DEFAULT_PREFIX.to_owned(),
+            read_only: false,
+            follow_symlinks: false,
+        }
+    }
+}
+
+/// Where a configuration came from, which decides how its errors and warnings are located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The root flags: messages are ptc-fs-mcp's, unprefixed.
+    Flags,
+    /// A config file, by the path as the user typed it: messages name the file and the key.
+    File(String),
+}
+
+/// Everything one server serves: its identity and its roots, in publication order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeConfig {
+    /// The server's name, version and instructions.
+    pub identity: ServerIdentity,
+    /// The roots, at least one.
+    pub roots: Vec<RootConfig>,
+    /// The flags or the file.
+    pub source: Source,
+}
+
+impl ServeConfig {
+    /// The configuration `options` describe: its `--config` file, loaded and checked, or else
+    /// the one root of the flags with the default identity.
+    pub fn from_options(options: &Options) -> Result<ServeConfig, ConfigError> {
+        match &options.config {
+            Some(path) => file::load(path),
+            None => Ok(ServeConfig {
+                identity: ServerIdentity::default(),
+                roots: vec![RootConfig {
+                    root: PathBuf::from(&options.root),
+                    includes: options.includes.clone(),
+                    excludes: options.excludes.clone(),
+                    default_excludes: options.default_excludes,
+                    limits: options.limits,
+                    cursor_key_env: options.cursor_key_env.clone(),
+                    tools: options.tools,
+                    prefix: options.prefix.clone(),
+                    read_only: options.read_only,
+                    follow_symlinks: options.follow_symlinks,
+                }],
+                source: Source::Flags,
+            }),
+        }
+    }
+
+    /// An error about root `index`: `flag_message` as is for the flag form; for a file,
+    /// `<file>: roots[i].<key>: <file_message>` (`roots[i]: …` when no key is given).
+    pub fn root_error(
+        &self,
+        index: usize,
+        key: Option<&str>,
+        flag_message: &str,
+        file_message: &str,
+    ) -> ConfigError {
+        match &self.source {
+            Source::Flags => ConfigError::new(flag_message),
+            Source::File(path) => {
+                let location = match key {
+                    Some(key) => format!("roots[{index}].{key}"),
+                    None => format!("roots[{index}]"),
+                };
+                ConfigError::new(format!("{path}: {location}: {file_message}"))
+            }
+        }
+    }
+
+    /// A warning about root `index`: as is for the flag form, `roots[i]: …` for a file.
+    pub fn root_warning(&self, index: usize, warning: &str) -> String {
+        match self.source {
+            Source::Flags => warning.to_owned(),
+            Source::File(_) => format!("roots[{index}]: {warning}"),
+        }
+    }
+}

@@ -34,6 +34,9 @@ pub struct DigestCache {
     map: HashMap<Identity, String>,
     order: VecDeque<Identity>,
     capacity: usize,
+    /// Reuse only digests of files whose times are this old (revision memo), so a rewrite
+    /// within one timestamp tick is never mistaken for the old bytes.
+    settle: Option<std::time::Duration>,
 }
 
 /// Uncached bytes one call may still hash.
@@ -49,7 +52,33 @@ impl DigestCache {
             map: HashMap::new(),
             order: VecDeque::new(),
             capacity: capacity.max(1),
+            settle: None,
         }
+    }
+
+    /// A cache that reuses a digest only when the file's modification and change times are
+    /// both more than `settle` old.
+    pub fn settled(capacity: usize, settle: std::time::Duration) -> Self {
+        DigestCache {
+            settle: Some(settle),
+            ..DigestCache::new(capacity)
+        }
+    }
+
+    fn reusable(&self, identity: &Identity) -> bool {
+        let Some(settle) = self.settle else {
+            return true;
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let limit = now - settle.as_nanos() as i128;
+        identity.mtime_ns < limit && identity.ctime_ns < limit
+    }
+
+    /// Forgets the digest of a file about to change.
+    pub fn forget(&mut self, identity: &Identity) {
+        self.map.remove(identity);
     }
 
     /// The hex SHA-256 of the whole of `file`, from the cache when its identity is known,
@@ -60,31 +89,48 @@ impl DigestCache {
         budget: &mut HashBudget,
     ) -> Result<String, EngineError> {
         let identity = file.identity();
-        if let Some(digest) = self.map.get(&identity) {
+        if let Some(digest) = self.map.get(&identity)
+            && self.reusable(&identity)
+        {
             return Ok(digest.clone());
         }
         if identity.size > budget.0 {
             return Err(EngineError::HashCeiling);
         }
         budget.0 -= identity.size;
-        let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; HASH_BLOCK];
-        let mut offset = 0u64;
-        while offset < identity.size {
-            let want = HASH_BLOCK.min((identity.size - offset) as usize);
-            file.read_exact_at(&mut buf[..want], offset)?;
-            hasher.update(&buf[..want]);
-            offset += want as u64;
+        let digest = Self::hash_fresh(file)?;
+        self.remember(identity, digest.clone());
+        Ok(digest)
+    }
+
+    /// Records the digest of a file whose bytes are known.
+    pub fn remember(&mut self, identity: Identity, digest: String) {
+        if self.map.contains_key(&identity) {
+            return;
         }
-        file.ensure_unchanged()?;
-        let digest = hex(&hasher.finalize());
         if self.map.len() >= self.capacity
             && let Some(oldest) = self.order.pop_front()
         {
             self.map.remove(&oldest);
         }
-        self.map.insert(identity, digest.clone());
+        self.map.insert(identity, digest);
         self.order.push_back(identity);
-        Ok(digest)
+    }
+
+    /// Hashes the whole of `file` through its descriptor, without consulting or filling the
+    /// cache, and checks it did not change meanwhile.
+    pub fn hash_fresh(file: &ReadFile) -> Result<String, EngineError> {
+        let size = file.size();
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; HASH_BLOCK];
+        let mut offset = 0u64;
+        while offset < size {
+            let want = HASH_BLOCK.min((size - offset) as usize);
+            file.read_exact_at(&mut buf[..want], offset)?;
+            hasher.update(&buf[..want]);
+            offset += want as u64;
+        }
+        file.ensure_unchanged()?;
+        Ok(hex(&hasher.finalize()))
     }
 }

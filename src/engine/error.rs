@@ -8,6 +8,9 @@ pub enum EngineError {
     /// Refused by the root (limits, selector, opens, reads, writes).
     #[error(transparent)]
     Root(#[from] RootError),
+    /// A refusal of a model-facing tool, naming the path it concerns.
+    #[error(transparent)]
+    Fs(#[from] FsError),
     /// A path argument that could leave the root.
     #[error("path is not a relative path inside the root")]
     NotRelative,
@@ -93,4 +96,140 @@ impl From<PathError> for EngineError {
     fn from(_: PathError) -> Self {
         EngineError::NotRelative
     }
+}
+
+/// Refusals of the model-facing tools. Each names the argument as the caller gave it, so the
+/// model sees which of its values to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FsError {
+    /// A path breaking the textual rules.
+    #[error(
+        "Invalid path '{0}': paths are relative to the root, without '..', drive letters, backslashes or device names"
+    )]
+    InvalidPath(String),
+    /// A path the selector does not serve.
+    #[error("'{0}' is not served by this root")]
+    NotServed(String),
+    /// A destination the selector would not serve.
+    #[error("'{0}' is not served by this root; a file written there could not be read back")]
+    DestinationNotServed(String),
+    /// Nothing exists at the path.
+    #[error("'{0}' does not exist")]
+    Missing(String),
+    /// An ancestor of the path is a symbolic link.
+    #[error("'{0}' is reached through a symbolic link, which this root does not follow")]
+    ThroughLink(String),
+    /// `read` of a directory.
+    #[error("'{0}' is a directory; use the list tool to see what it holds")]
+    ReadDirectory(String),
+    /// A file whose bytes are not UTF-8.
+    #[error("'{0}' is not UTF-8 text")]
+    NotText(String),
+    /// A FIFO, socket, device or link where a regular file is needed.
+    #[error("'{0}' is not a regular file")]
+    NotRegular(String),
+    /// A file over `--max-file-bytes`.
+    #[error("'{0}' is larger than this root serves")]
+    TooLarge(String),
+    /// A write or move whose parent directory is missing.
+    #[error("Parent directory of '{0}' does not exist; create it with the mkdir tool first")]
+    ParentMissing(String),
+    /// A write onto a directory.
+    #[error("'{0}' is a directory")]
+    IsDirectory(String),
+    /// `list` of something that is not a directory.
+    #[error("'{0}' is not a directory")]
+    NotDirectory(String),
+    /// `mkdir` where a non-directory stands.
+    #[error("'{0}' exists and is not a directory")]
+    ExistsNotDirectory(String),
+    /// `edit` found nothing to replace.
+    #[error(
+        "Found no occurrence of 'old-string' in '{0}'; read the file and quote its text exactly"
+    )]
+    NoOccurrence(String),
+    /// `edit` found several matches without `replace-all`.
+    #[error(
+        "Found {0} occurrences of 'old-string' in '{1}'; quote more of the surrounding text to pick one out, or set replace-all to true"
+    )]
+    ManyOccurrences(usize, String),
+    /// An empty `old-string`.
+    #[error("'old-string' is empty; quote the text to replace")]
+    EmptyOldString,
+    /// `old-string` equal to `new-string`.
+    #[error("'old-string' and 'new-string' are identical; nothing would change")]
+    IdenticalStrings,
+    /// A file not in NFC, which `edit` cannot rewrite byte for byte.
+    #[error(
+        "'{0}' is not in Unicode normalization form C, so edit cannot rewrite it byte for byte"
+    )]
+    NotNfc(String),
+    /// An edit whose result would re-compose neighbouring text.
+    #[error(
+        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
+    )]
+    Recomposes,
+    /// `move` onto an existing path.
+    #[error("'{0}' already exists; delete it first if you mean to replace it")]
+    TargetExists(String),
+    /// `move` of or onto the root.
+    #[error("The root itself cannot be moved")]
+    MoveRoot,
+    /// `move` of a directory into itself.
+    #[error("'{1}' is inside '{0}'")]
+    MoveIntoItself(String, String),
+    /// `move` across filesystems.
+    #[error("'{0}' and '{1}' are on different filesystems; a move is a rename and never copies")]
+    CrossDevice(String, String),
+    /// `delete` of a non-empty directory without `recursive`.
+    #[error(
+        "Directory '{0}' is not empty; set recursive to true to delete it and everything below it"
+    )]
+    NotEmpty(String),
+    /// `delete` of the root.
+    #[error("The root itself cannot be deleted")]
+    DeleteRoot,
+    /// A recursive delete of a tree holding what the root does not serve.
+    #[error(
+        "Directory '{0}' holds entries this root does not serve; delete refuses to remove what it cannot show"
+    )]
+    DeleteUnserved(String),
+    /// A mutation the filesystem refused.
+    #[error("'{0}' could not be changed: the filesystem refused")]
+    Refused(String),
+    /// A malformed `_expected-revisions`.
+    #[error("_expected-revisions must be an object mapping path arguments to revision tokens")]
+    RevisionsInvalid,
+    /// `_expected-revisions` without a token for one location.
+    #[error(
+        "_expected-revisions has no token for '{0}'; send the token from your last observation, or sha256-v1:absent for a path you expect not to exist"
+    )]
+    RevisionMissing(String),
+    /// A location changed since the caller observed it.
+    #[error(
+        "'{arg}' changed since it was observed (expected {expected}, found {actual}); read it again before changing it"
+    )]
+    RevisionMismatch {
+        /// The argument name.
+        arg: String,
+        /// The token the caller sent.
+        expected: String,
+        /// The current token (or `unknown`).
+        actual: String,
+    },
+    /// A `glob` or `grep` pattern that is the empty string.
+    #[error("pattern must not be empty")]
+    EmptyPattern,
+    /// A pattern (named by its argument) whose compiled program exceeds the size limit.
+    #[error("{0} is too large to compile; shorten it")]
+    PatternTooLarge(&'static str),
+    /// A literal `grep` pattern holding a line break, which no line can contain.
+    #[error("pattern must not contain a line break; grep matches one line at a time")]
+    PatternMultiline,
+    /// A `grep` regex that does not compile: the pattern and the regex library's reason.
+    #[error("Invalid regex pattern '{0}': {1}")]
+    InvalidRegex(String, String),
+    /// A `grep` name filter holding a `/`.
+    #[error("glob matches file names only; name the directory with path instead")]
+    GlobWithSlash,
 }

@@ -9,13 +9,18 @@
 
 mod cursor;
 mod digest;
+mod edit;
 mod error;
 mod find;
 mod list;
+mod locate;
 mod page;
 mod read;
+mod revision;
 mod search;
 mod terms;
+mod text;
+mod tree_ops;
 mod utf8;
 mod write;
 
@@ -25,13 +30,18 @@ use serde_json::Value;
 
 pub use cursor::{CursorCodec, integer_position, scope_of, state_of};
 pub use digest::{DigestCache, HashBudget, content_hash, hex, sha256_hex};
-pub use error::EngineError;
+pub use error::{EngineError, FsError};
+pub use locate::FsAnswer;
 pub use page::{Candidate, Fitter, Limit, Page, escaped_len};
+pub use revision::{ABSENT, Revision, SCHEME, expected_revisions, revisions_value};
 pub use terms::{Terms, parse_terms};
 pub use utf8::valid_prefix;
 pub use write::WriteReceipt;
 
 use crate::root::Root;
+
+/// Most digests the revision memo keeps per root.
+const REVISION_MEMO_ENTRIES: usize = 8192;
 
 /// Most items one list or search page may hold.
 pub const MAX_PAGE_ITEMS: u64 = 200;
@@ -43,6 +53,11 @@ pub struct Engine {
     codec: CursorCodec,
     deterministic: bool,
     digests: Mutex<DigestCache>,
+    /// Digests behind revision tokens, reused only for settled files.
+    memo: Mutex<DigestCache>,
+    /// Serializes observations and mutations of the model-facing tools on this root.
+    mutation: Mutex<()>,
+    read_only: bool,
     fitter: Fitter,
 }
 
@@ -56,6 +71,12 @@ impl Engine {
         let limits = *root.limits();
         Engine {
             digests: Mutex::new(DigestCache::new(limits.max_files as usize)),
+            memo: Mutex::new(DigestCache::settled(
+                REVISION_MEMO_ENTRIES,
+                std::time::Duration::from_secs(2),
+            )),
+            mutation: Mutex::new(()),
+            read_only: false,
             fitter: Fitter {
                 max_result_bytes: limits.max_result_bytes,
                 envelope_bytes,
@@ -69,6 +90,30 @@ impl Engine {
     /// The confined root.
     pub fn root(&self) -> &Root {
         &self.root
+    }
+
+    /// Marks the root as served without mutating tools (`stat` then reports nothing writable).
+    pub fn with_read_only(mut self, read_only: bool) -> Engine {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether the root is served without mutating tools.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, DigestCache> {
+        self.memo
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Holds this root's mutation lock for one observation or mutation.
+    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.mutation
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn cursor_for<'a>(&'a self, scope: &'a str, state: &'a str) -> impl Fn(&Value) -> String + 'a {

@@ -128,3 +128,19 @@ pub(crate) fn read_names<E>(
     }
     Ok(names)
 }
+
+/// Every name in `dir` (not `.`/`..`), `None` standing for a name that is not UTF-8. No budget:
+/// for operations that must see everything, such as a recursive delete's check.
+pub(crate) fn read_all_names(dir: impl AsFd) -> Result<Vec<Option<String>>, Errno> {
+    let mut reader = rustix::fs::Dir::read_from(dir)?;
+    let mut names = Vec::new();
+    while let Some(entry) = reader.read() {
+        let entry = entry?;
+        let bytes = entry.file_name().to_bytes();
+        if bytes == b"." || bytes == b".." {
+            continue;
+        }
+        names.push(std::str::from_utf8(bytes).ok().map(str::to_owned));
+    }
+    Ok(names)
+}

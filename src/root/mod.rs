@@ -20,6 +20,7 @@
 mod dir;
 mod error;
 mod identity;
+mod location;
 mod mutate;
 mod open;
 mod relpath;
@@ -31,6 +32,7 @@ use std::path::Path;
 
 pub use error::RootError;
 pub use identity::Identity;
+pub use location::{ChainError, Location, MoveError, Node, NodeInfo};
 pub use open::ReadFile;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};

@@ -1,7 +1,7 @@
 //! Crash-safe mutation: new bytes go to a temp file beside the target, are synced, and are
 //! renamed over the target, so a reader sees the old file or the new one, never a torn one.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -20,62 +20,75 @@ impl Root {
     /// opened through. A hard link is replaced, not written through. The new file keeps an
     /// existing file's mode (and, where permitted, owner).
     pub fn replace_file(&self, name: &str, bytes: &[u8]) -> Result<(), RootError> {
-        let dir = self.dir.as_fd();
-        let existing = match lstat_at(dir, name) {
-            None => None,
-            Some(seen) => {
-                if file_type(&seen) != FileType::RegularFile {
-                    return Err(RootError::NotWritable);
-                }
-                let fd = rustix::fs::openat(
-                    dir,
-                    name,
-                    OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .map_err(|_| RootError::NotWritable)?;
-                let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
-                if file_type(&stat) != FileType::RegularFile {
-                    return Err(RootError::NotWritable);
-                }
-                Some(stat)
+        replace_in(self.dir.as_fd(), name, bytes, Some(NEW_FILE_MODE))
+    }
+}
+
+/// Atomically replaces or creates `name` in `dir` with `bytes`. A new file gets `new_mode`, or
+/// 0666 less the umask when `None`; an existing one keeps its mode and, where permitted, owner.
+pub(crate) fn replace_in(
+    dir: BorrowedFd<'_>,
+    name: &str,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+) -> Result<(), RootError> {
+    let existing = match lstat_at(dir, name) {
+        None => None,
+        Some(seen) => {
+            if file_type(&seen) != FileType::RegularFile {
+                return Err(RootError::NotWritable);
             }
-        };
-        #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
-        let mode = existing
-            .as_ref()
-            .map_or(NEW_FILE_MODE, |s| s.st_mode as u32 & 0o7777);
-        let (temp_name, temp) = create_temp(dir, mode)?;
-        let committed = write_all(&temp, bytes)
-            .and_then(|()| {
-                // The umask narrowed the creation mode; restore exactly what the file had.
+            let fd = rustix::fs::openat(
+                dir,
+                name,
+                OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|_| RootError::NotWritable)?;
+            let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
+            if file_type(&stat) != FileType::RegularFile {
+                return Err(RootError::NotWritable);
+            }
+            Some(stat)
+        }
+    };
+    #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
+    let mode = existing
+        .as_ref()
+        .map(|s| s.st_mode as u32 & 0o7777)
+        .or(new_mode);
+    let (temp_name, temp) = create_temp(dir, mode.unwrap_or(0o666))?;
+    let committed = write_all(&temp, bytes)
+        .and_then(|()| {
+            // The umask narrowed the creation mode; restore exactly what was asked for.
+            if let Some(mode) = mode {
                 rustix::fs::fchmod(&temp, Mode::from_raw_mode(mode))
                     .map_err(|_| RootError::WriteFailed)?;
-                if let Some(stat) = &existing {
-                    let _ = rustix::fs::fchown(
-                        &temp,
-                        Some(rustix::fs::Uid::from_raw(stat.st_uid)),
-                        Some(rustix::fs::Gid::from_raw(stat.st_gid)),
-                    );
+            }
+            if let Some(stat) = &existing {
+                let _ = rustix::fs::fchown(
+                    &temp,
+                    Some(rustix::fs::Uid::from_raw(stat.st_uid)),
+                    Some(rustix::fs::Gid::from_raw(stat.st_gid)),
+                );
+            }
+            rustix::fs::fsync(&temp).map_err(|_| RootError::WriteFailed)
+        })
+        .and_then(|()| {
+            rustix::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
+                Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
+                    RootError::NotWritable
                 }
-                rustix::fs::fsync(&temp).map_err(|_| RootError::WriteFailed)
+                _ => RootError::WriteFailed,
             })
-            .and_then(|()| {
-                rustix::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
-                    Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
-                        RootError::NotWritable
-                    }
-                    _ => RootError::WriteFailed,
-                })
-            });
-        if committed.is_err() {
-            let _ = rustix::fs::unlinkat(dir, &temp_name, AtFlags::empty());
-            return committed;
-        }
-        // The rename is durable only once the directory itself is synced.
-        let _ = rustix::fs::fsync(dir);
-        Ok(())
+        });
+    if committed.is_err() {
+        let _ = rustix::fs::unlinkat(dir, &temp_name, AtFlags::empty());
+        return committed;
     }
+    // The rename is durable only once the directory itself is synced.
+    let _ = rustix::fs::fsync(dir);
+    Ok(())
 }
 
 /// Creates a fresh temp file in `dir` under a reserved name no walk shows.

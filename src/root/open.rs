@@ -110,7 +110,7 @@ impl Root {
 
 /// `lstat` first, so a FIFO or device is refused without being opened at all; then a
 /// non-blocking, no-follow open whose `fstat` must show the same regular file.
-fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile, RootError> {
+pub(crate) fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile, RootError> {
     let seen = lstat_at(dir, name).ok_or(RootError::NotReadable)?;
     if file_type(&seen) != FileType::RegularFile {
         return Err(RootError::NotReadable);

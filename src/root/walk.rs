@@ -173,7 +173,8 @@ impl Root {
                 {
                     // A directory swapped for a link after the lstat fails to open here.
                     if let Ok(sub) = open_dir_at(dir, &name) {
-                        if scope.is_below(child.as_str())
+                        if scope.contains(child.as_str())
+                            && child != *scope
                             && let Some(directories) = walk.directories.as_deref_mut()
                         {
                             directories.push(child.as_str().to_owned());
@@ -206,6 +207,17 @@ impl Root {
     /// when it serves a file at some depth; a prefix that is missing, excluded, not a
     /// directory, or reached through a link lists as empty.
     pub fn list(&self, prefix: &RelPath) -> Result<Vec<ListEntry>, RootError> {
+        self.list_with(prefix, false)
+    }
+
+    /// Like [`Root::list`]; with `selected_directories`, a directory whose own path the
+    /// selector serves is listed even when it holds no served file yet (an empty directory
+    /// made by a model-facing tool stays visible).
+    pub fn list_with(
+        &self,
+        prefix: &RelPath,
+        selected_directories: bool,
+    ) -> Result<Vec<ListEntry>, RootError> {
         let depth = prefix.depth() as u64;
         if depth > self.limits.max_depth {
             return Err(RootError::DepthLimit);
@@ -235,7 +247,8 @@ impl Root {
                     let Ok(sub) = open_dir_at(&dir, &name) else {
                         continue;
                     };
-                    if !self.probe(&sub, &child, depth + 1, &mut budget)? {
+                    let shown = selected_directories && self.selector.selects(child.as_str());
+                    if !shown && !self.probe(&sub, &child, depth + 1, &mut budget)? {
                         continue;
                     }
                     EntryKind::Directory

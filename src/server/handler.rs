@@ -15,25 +15,59 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::config::ProtocolMode;
+use crate::config::{ProtocolMode, ServerIdentity};
 use crate::tools::{Registry, ToolOutcome, ToolSpec};
-use crate::{SERVER_NAME, SERVER_VERSION};
 
-/// What the server tells a client on discovery and initialization; ptc-fs-mcp's wording, kept
-/// verbatim because hosts may compare it.
-pub const INSTRUCTIONS: &str = "Read and write files under one confined root. Paths are relative to that root. Reads reflect the filesystem at call time, so a write is visible to the next read. Follow next_cursor until it is null; a cursor is rejected if the data it was issued against changed.";
+/// What the server tells a client by default; see [`crate::SERVER_INSTRUCTIONS`].
+pub const INSTRUCTIONS: &str = crate::SERVER_INSTRUCTIONS;
 
 /// One or more served roots with their published tools.
 #[derive(Clone)]
 pub struct FsmcpServer {
     registry: Arc<Registry>,
     protocol: ProtocolMode,
+    identity: Arc<ServerIdentity>,
 }
 
 impl FsmcpServer {
-    /// A server publishing `registry`, accepting the eras `protocol` allows.
+    /// A server publishing `registry`, accepting the eras `protocol` allows, under the default
+    /// identity (`fsmcp`, the crate version, [`INSTRUCTIONS`]).
     pub fn new(registry: Arc<Registry>, protocol: ProtocolMode) -> Self {
-        FsmcpServer { registry, protocol }
+        FsmcpServer {
+            registry,
+            protocol,
+            identity: Arc::new(ServerIdentity::default()),
+        }
+    }
+
+    /// The same server under another name, version and instructions.
+    pub fn with_identity(mut self, identity: ServerIdentity) -> Self {
+        self.identity = Arc::new(identity);
+        self
+    }
+
+    /// How the server names and introduces itself.
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The tool catalogue `--describe` prints: for every published tool, in publication order,
+    /// its `name`, `title` (when it has one), `description` and `inputSchema`, exactly as
+    /// `tools/list` shows them.
+    pub fn describe(&self) -> Value {
+        self.tool_definitions()
+            .iter()
+            .map(|tool| {
+                let listed = serde_json::to_value(tool).unwrap_or_default();
+                let mut entry = Map::new();
+                for key in ["name", "title", "description", "inputSchema"] {
+                    if let Some(value) = listed.get(key) {
+                        entry.insert(key.to_owned(), value.clone());
+                    }
+                }
+                Value::Object(entry)
+            })
+            .collect()
     }
 
     /// The published tools as MCP tool definitions.
@@ -60,8 +94,8 @@ impl FsmcpServer {
 }
 
 /// `{"io.modelcontextprotocol/serverInfo": {name, version}}`, stamped on modern results.
-pub fn server_info_meta() -> Value {
-    json!({"io.modelcontextprotocol/serverInfo": {"name": SERVER_NAME, "version": SERVER_VERSION}})
+pub fn server_info_meta(identity: &ServerIdentity) -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": identity.name, "version": identity.version}})
 }
 
 fn definition(spec: &ToolSpec) -> Tool {
@@ -104,8 +138,11 @@ fn tool_result(outcome: ToolOutcome) -> CallToolResult {
 impl ServerHandler for FsmcpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
-            .with_instructions(INSTRUCTIONS)
+            .with_server_info(Implementation::new(
+                self.identity.name.clone(),
+                self.identity.version.clone(),
+            ))
+            .with_instructions(self.identity.instructions.clone())
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 

@@ -28,6 +28,11 @@ pub async fn serve(server: FsmcpServer, transport: LineTransport) {
 
 /// Serves MCP over this process's stdin and stdout.
 pub async fn serve_stdio(server: FsmcpServer, mode: ProtocolMode) {
-    let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), mode);
+    let transport = LineTransport::new(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        mode,
+        server.identity(),
+    );
     serve(server, transport).await;
 }

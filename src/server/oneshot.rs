@@ -37,7 +37,7 @@ pub async fn call(
     }
     let (client, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let transport = LineTransport::new(server_read, server_write, mode);
+    let transport = LineTransport::new(server_read, server_write, mode, server.identity());
     let serving = tokio::spawn(serve(server, transport));
     let (client_read, mut client_write) = tokio::io::split(client);
     let request = json!({

@@ -25,7 +25,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Mutex, Notify, mpsc};
 
 use super::server_info_meta;
-use crate::config::ProtocolMode;
+use crate::config::{ProtocolMode, ServerIdentity};
 
 /// The one modern protocol revision fsmcp serves statelessly.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -55,6 +55,8 @@ struct Shared {
     drained: Notify,
     eof: AtomicBool,
     mode: ProtocolMode,
+    /// The server's `_meta` identity, stamped on every modern result.
+    server_info: Value,
 }
 
 struct WireState {
@@ -91,11 +93,13 @@ fn id_key(id: &Value) -> String {
 impl LineTransport {
     /// A transport reading requests from `reader` and writing responses to `writer`. Must be
     /// called inside a Tokio runtime: a task reads and judges lines from then on, so a line is
-    /// never lost when `rmcp` abandons a pending `receive`.
+    /// never lost when `rmcp` abandons a pending `receive`. Modern results are stamped with
+    /// `identity`'s name and version.
     pub fn new(
         reader: impl AsyncRead + Send + 'static,
         writer: impl AsyncWrite + Send + 'static,
         mode: ProtocolMode,
+        identity: &ServerIdentity,
     ) -> LineTransport {
         let (sender, accepted) = mpsc::channel(64);
         let transport = LineTransport {
@@ -109,6 +113,7 @@ impl LineTransport {
                 drained: Notify::new(),
                 eof: AtomicBool::new(false),
                 mode,
+                server_info: server_info_meta(identity),
             }),
         };
         let reading = transport.clone();
@@ -482,9 +487,9 @@ impl Transport<RoleServer> for LineTransport {
                 && let Some(Value::Object(result)) = value.get_mut("result")
             {
                 let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                if let (Value::Object(meta), Value::Object(info)) = (meta, server_info_meta()) {
+                if let (Value::Object(meta), Value::Object(info)) = (meta, &shared.server_info) {
                     for (k, v) in info {
-                        meta.entry(k).or_insert(v);
+                        meta.entry(k.clone()).or_insert_with(|| v.clone());
                     }
                 }
             }

@@ -5,10 +5,23 @@
 //!
 //! Names are `<prefix>_<base>` (`fs_read` by default; bare names with an empty prefix).
 
+mod delete;
+mod edit;
+mod list;
+mod mkdir;
+mod move_path;
+mod read;
+mod stat;
+mod write;
+
 use serde_json::{Map, Value, json};
 
-use super::ToolSpec;
+use super::{ToolOutput, ToolSpec};
 use crate::config::Limits;
+use crate::engine::FsAnswer;
+
+/// The reserved argument carrying expected revisions (never advertised in a schema).
+const EXPECTED: &str = "_expected-revisions";
 
 /// The tool's published name under `prefix`.
 pub fn published_name(prefix: &str, base: &str) -> String {
@@ -21,7 +34,16 @@ pub fn published_name(prefix: &str, base: &str) -> String {
 
 /// The fs tools in their published order.
 pub fn tools(_limits: &Limits, prefix: &str) -> Vec<ToolSpec> {
-    let specs: Vec<ToolSpec> = Vec::new();
+    let specs: Vec<ToolSpec> = vec![
+        read::spec(),
+        write::spec(),
+        edit::spec(),
+        list::spec(),
+        stat::spec(),
+        mkdir::spec(),
+        move_path::spec(),
+        delete::spec(),
+    ];
     specs
         .into_iter()
         .map(|mut spec| {
@@ -33,7 +55,6 @@ pub fn tools(_limits: &Limits, prefix: &str) -> Vec<ToolSpec> {
 
 /// An object input schema: properties in order, the required ones (omitted when none),
 /// nothing else.
-#[allow(dead_code)] // Used by the tool files as they land.
 fn object_schema(properties: Vec<(&str, Value)>, required: &[&str]) -> Value {
     let mut map = Map::new();
     for (name, schema) in properties {
@@ -50,7 +71,6 @@ fn object_schema(properties: Vec<(&str, Value)>, required: &[&str]) -> Value {
 }
 
 /// `structuredContent` of the observation and mutation tools.
-#[allow(dead_code)] // Used by the tool files as they land.
 fn revisions_output() -> Value {
     json!({
         "type": "object",
@@ -60,4 +80,25 @@ fn revisions_output() -> Value {
         },
         "required": ["revisionScheme", "revisions"]
     })
+}
+
+/// A string argument the schema requires (already validated as present and a string).
+fn str_arg<'a>(arguments: &'a Map<String, Value>, name: &str) -> &'a str {
+    arguments
+        .get(name)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// A location argument that defaults to the root.
+fn path_or_root<'a>(arguments: &'a Map<String, Value>, name: &str) -> &'a str {
+    arguments.get(name).and_then(Value::as_str).unwrap_or(".")
+}
+
+/// The tool result of an engine answer: its text, with revisions as structured content.
+fn answer(answer: FsAnswer) -> ToolOutput {
+    ToolOutput {
+        text: answer.text,
+        structured: answer.revisions,
+    }
 }

@@ -1,0 +1,136 @@
+//! `write` and `edit`: replacing a file's bytes atomically, optionally conditional on the
+//! revision the caller observed. `edit` is an exact, unambiguous substitution: every byte
+//! outside the replaced matches stays as it was.
+
+use serde_json::{Map, Value};
+use unicode_normalization::is_nfc;
+
+use super::revision::{Revision, revisions_value};
+use super::{Engine, EngineError, FsAnswer, FsError};
+use crate::root::{Location, Node};
+
+/// A UTF-8 byte-order mark.
+const BOM: &str = "\u{feff}";
+
+impl Engine {
+    /// Writes `content` to `path`, replacing what is there; the parent directory must exist.
+    pub fn write_text(
+        &self,
+        given: &str,
+        content: &str,
+        expected: Option<&Map<String, Value>>,
+    ) -> Result<FsAnswer, EngineError> {
+        let path = self.fs_path(given)?;
+        let limit = self.root().limits().max_write_bytes;
+        if content.len() as u64 > limit {
+            return Err(EngineError::ContentTooLarge(limit));
+        }
+        if path.is_root() {
+            return Err(FsError::IsDirectory(given.to_owned()).into());
+        }
+        let _guard = self.lock();
+        let location = self.destination(given, &path, true)?;
+        match location.node() {
+            Node::Directory(_) => return Err(FsError::IsDirectory(given.to_owned()).into()),
+            Node::Symlink(..) | Node::Other(_) => {
+                return Err(FsError::NotRegular(given.to_owned()).into());
+            }
+            Node::Absent | Node::File(_) => {}
+        }
+        self.check_expected(expected, &[("path", &location)])?;
+        self.commit(given, &location, content.as_bytes())?;
+        Ok(FsAnswer {
+            text: format!("Wrote {} bytes to '{given}'", content.len()),
+            revisions: Some(revisions_value(&[(
+                "path",
+                Revision::of_bytes(content.as_bytes()),
+            )])),
+        })
+    }
+
+    /// Replaces one exact run of text in `path` (every run with `replace_all`).
+    pub fn edit_text(
+        &self,
+        given: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        expected: Option<&Map<String, Value>>,
+    ) -> Result<FsAnswer, EngineError> {
+        let path = self.fs_path(given)?;
+        if old.is_empty() {
+            return Err(FsError::EmptyOldString.into());
+        }
+        if old == new {
+            return Err(FsError::IdenticalStrings.into());
+        }
+        let _guard = self.lock();
+        let location = self.served_location(given, &path)?;
+        match location.node() {
+            Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
+            Node::Directory(_) => return Err(FsError::IsDirectory(given.to_owned()).into()),
+            Node::Symlink(..) | Node::Other(_) => {
+                return Err(FsError::NotRegular(given.to_owned()).into());
+            }
+            Node::File(_) if !self.serves_file(&path) => {
+                return Err(FsError::NotServed(given.to_owned()).into());
+            }
+            Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
+                return Err(FsError::TooLarge(given.to_owned()).into());
+            }
+            Node::File(_) => {}
+        }
+        self.check_expected(expected, &[("path", &location)])?;
+        let file = location.open_file()?;
+        let mut bytes = vec![0u8; file.size() as usize];
+        file.read_exact_at(&mut bytes, 0)?;
+        file.ensure_unchanged()?;
+        let text = String::from_utf8(bytes).map_err(|_| FsError::NotText(given.to_owned()))?;
+        let (bom, body) = match text.strip_prefix(BOM) {
+            Some(body) => (BOM, body),
+            None => ("", text.as_str()),
+        };
+        if !is_nfc(body) {
+            return Err(FsError::NotNfc(given.to_owned()).into());
+        }
+        let count = body.matches(old).count();
+        if count == 0 {
+            return Err(FsError::NoOccurrence(given.to_owned()).into());
+        }
+        if count > 1 && !replace_all {
+            return Err(FsError::ManyOccurrences(count, given.to_owned()).into());
+        }
+        let replaced = if replace_all {
+            body.replace(old, new)
+        } else {
+            body.replacen(old, new, 1)
+        };
+        if !is_nfc(&replaced) {
+            return Err(FsError::Recomposes.into());
+        }
+        let output = format!("{bom}{replaced}");
+        self.commit(given, &location, output.as_bytes())?;
+        let noun = if count == 1 {
+            "occurrence"
+        } else {
+            "occurrences"
+        };
+        Ok(FsAnswer {
+            text: format!(
+                "Replaced {count} {noun} in '{given}'; wrote {} bytes",
+                output.len()
+            ),
+            revisions: Some(revisions_value(&[(
+                "path",
+                Revision::of_bytes(output.as_bytes()),
+            )])),
+        })
+    }
+
+    /// Atomically replaces the file at `location`, reporting failures in the model's terms.
+    fn commit(&self, given: &str, location: &Location, bytes: &[u8]) -> Result<(), EngineError> {
+        location
+            .write_file(bytes, None)
+            .map_err(|_| FsError::Refused(given.to_owned()).into())
+    }
+}

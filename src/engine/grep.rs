@@ -1,0 +1,749 @@
+//! Lines matching a pattern in the served text files below a path, in GNU grep's layout.
+//!
+//! One [`RegexMatcher`] (ripgrep's `grep-regex`) is compiled per call — the pattern escaped as
+//! a literal unless regex mode is asked for — before any file is opened. The files of the
+//! scope come from [`Root::tree`] in tree order; each is opened through the root and read by
+//! position through a [`TextSource`], which hands the bytes to ripgrep's line [`Searcher`] and
+//! checks on the way that they are text (no NUL in the first 8 KiB, valid UTF-8 throughout).
+//! A [`FileSink`] collects one file's matching and context lines; they join the answer only
+//! once the whole file has proved to be text, so a file that is not is skipped without a
+//! trace. Nothing is spawned and no file is read twice, except that a file whose search
+//! stopped early is read to its end to finish the text check.
+//!
+//! The answer ([`GrepMatches`]) holds the formatted lines, `path:line:text` for a match and
+//! `path-line-text` for context, with `--` between groups that are not adjacent (only when
+//! context is asked for), and why it stopped early, if it did:
+//!
+//! * after `max-results` matching lines, when at least one more matching line exists (the
+//!   search goes on until it finds one, or until the tree is exhausted);
+//! * at a whole line, when the next one would not leave room in `--max-result-bytes`.
+//!
+//! ```no_run
+//! # fn demo(engine: &fsmcp::engine::Engine) -> Result<(), fsmcp::engine::EngineError> {
+//! use fsmcp::engine::GrepQuery;
+//! let found = engine.grep(&GrepQuery {
+//!     pattern: "TODO",
+//!     path: "src",
+//!     regex: false,
+//!     glob: Some("*.rs"),
+//!     context: 1,
+//!     max_results: 50,
+//! })?;
+//! println!("{}", found.text);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Root::tree`]: crate::root::Root::tree
+
+use std::io;
+
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, LineTerminator, Searcher, SearcherBuilder, Sink, SinkContext,
+    SinkContextKind, SinkMatch,
+};
+
+use super::glob::{ScopeKind, answer_budget};
+use super::{Engine, EngineError, FsError};
+use crate::root::{FileEntry, Glob, ReadFile, RelPath, RootError};
+
+/// Most lines of context on each side of a match.
+pub const MAX_CONTEXT: usize = 20;
+/// Most matching lines one answer may hold.
+pub const MAX_RESULTS: u64 = 1000;
+
+/// Size limit of the compiled pattern, and of the lazy DFA's cache while searching.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+const DFA_SIZE_LIMIT: usize = 8 << 20;
+/// A NUL byte this close to the start marks a file as binary.
+const SNIFF_BYTES: u64 = 8192;
+/// Longest line the searcher will hold in memory; a file with a longer line is skipped.
+const MAX_LINE_BUFFER: usize = 64 << 20;
+/// Longest line text reported in full; a longer one is cut at a character boundary at or
+/// before this many bytes and marked with `…`.
+pub const MAX_LINE_BYTES: usize = 1024;
+/// Bytes read per step when finishing the text check of a file.
+const DRAIN_BLOCK: usize = 64 * 1024;
+/// Upper bound of what one line adds besides its path and text: two marks, a line number, the
+/// joining newline and a possible `--` separator line.
+const LINE_OVERHEAD: usize = 2 + 20 + 1 + 3;
+
+/// One grep request, with the arguments as the caller gave them.
+#[derive(Debug, Clone, Copy)]
+pub struct GrepQuery<'a> {
+    /// Literal text, or a Rust regex when `regex` is set.
+    pub pattern: &'a str,
+    /// The directory to search below, or one file (relative to the root).
+    pub path: &'a str,
+    /// Whether `pattern` is a regular expression.
+    pub regex: bool,
+    /// A file-name filter in the glob tool's dialect (no `/`).
+    pub glob: Option<&'a str>,
+    /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
+    pub context: usize,
+    /// Most matching lines to report (1 to [`MAX_RESULTS`]).
+    pub max_results: u64,
+}
+
+/// Why an answer ends before every matching line was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrepStop {
+    /// `max-results` matching lines were shown and more exist.
+    MaxResults(u64),
+    /// The next line would not have fit the result limit; holds the bytes of text kept.
+    Output(usize),
+}
+
+/// A grep answer: the formatted lines joined by `\n` (empty when nothing matched), and why it
+/// stopped early, if it did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepMatches {
+    /// `path:line:text`, `path-line-text` and `--` lines, joined by `\n`.
+    pub text: String,
+    /// Set when the answer is incomplete.
+    pub stop: Option<GrepStop>,
+}
+
+impl Engine {
+    /// Searches the served files at or below `query.path` in tree order. The pattern, the
+    /// name filter and the path are all checked before any file is opened. Files that are not
+    /// UTF-8 text, and files that cannot be read, are skipped silently.
+    pub fn grep(&self, query: &GrepQuery<'_>) -> Result<GrepMatches, EngineError> {
+        let matcher = compile(query.pattern, query.regex)?;
+        let names = query.glob.map(name_filter).transpose()?;
+        let scope = self.search_scope(query.path, ScopeKind::DirectoryOrFile)?;
+        let (files, _) = self.root.tree(&scope)?;
+        let context = query.context.min(MAX_CONTEXT);
+        let max_results = query.max_results.clamp(1, MAX_RESULTS);
+        let mut searcher = SearcherBuilder::new()
+            .line_terminator(LineTerminator::crlf())
+            .line_number(true)
+            .before_context(context)
+            .after_context(context)
+            .bom_sniffing(false)
+            .binary_detection(BinaryDetection::none())
+            .heap_limit(Some(MAX_LINE_BUFFER))
+            .build();
+        let mut answer = Answer::new(answer_budget(self.root.limits().max_result_bytes), context);
+        for (index, entry) in files.iter().enumerate() {
+            let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+            if names.as_ref().is_some_and(|glob| !glob.is_match(name)) {
+                continue;
+            }
+            let Some(file) = self.open_searched(entry) else {
+                continue;
+            };
+            let quota = max_results - answer.matches;
+            let room = answer.room().saturating_sub(entry.path.len());
+            let Some(hits) = scan_file(&mut searcher, &matcher, &file, quota, room) else {
+                continue;
+            };
+            answer.push_file(index, &entry.path, &hits.lines);
+            if answer.stop.is_none() && hits.overflow {
+                answer.stop = Some(GrepStop::Output(answer.text.len()));
+            }
+            if answer.stop.is_some() {
+                break;
+            }
+            if hits.more {
+                answer.stop = Some(GrepStop::MaxResults(max_results));
+                break;
+            }
+        }
+        Ok(GrepMatches {
+            text: answer.text,
+            stop: answer.stop,
+        })
+    }
+
+    /// Opens a file the walk found. One that changed since the walk is opened afresh (its
+    /// current bytes are searched); one that vanished or cannot be read is skipped.
+    fn open_searched(&self, entry: &FileEntry) -> Option<ReadFile> {
+        match self.root.open_entry(entry) {
+            Ok(file) => Some(file),
+            Err(RootError::Changed) => RelPath::from_walk(entry.path.clone())
+                .and_then(|path| self.root.open_for_read(&path).ok()),
+            Err(_) => None,
+        }
+    }
+}
+
+/// Compiles the pattern: escaped as a literal, or as a Rust regex within the size limit.
+/// Matches never span a line ending, and `$` matches before `\r\n` as before `\n`.
+fn compile(pattern: &str, regex: bool) -> Result<RegexMatcher, EngineError> {
+    if pattern.is_empty() {
+        return Err(FsError::EmptyPattern.into());
+    }
+    if !regex && pattern.contains(['\n', '\r']) {
+        return Err(FsError::PatternMultiline.into());
+    }
+    RegexMatcherBuilder::new()
+        .fixed_strings(!regex)
+        .crlf(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .build(pattern)
+        .map_err(|error| {
+            if regex {
+                FsError::InvalidRegex(pattern.to_owned(), one_line(&error.to_string()))
+            } else {
+                FsError::PatternTooLarge("pattern")
+            }
+            .into()
+        })
+}
+
+/// A message laid out over several lines (the regex parser points at the error with a caret
+/// line), as one line: every run of white space becomes one space.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `glob` argument as a name filter.
+fn name_filter(pattern: &str) -> Result<Glob, EngineError> {
+    if pattern.contains('/') {
+        return Err(FsError::GlobWithSlash.into());
+    }
+    if pattern.is_empty() {
+        return Err(FsError::EmptyGlob.into());
+    }
+    Ok(Glob::within_segments(pattern).ok_or(FsError::PatternTooLarge("glob"))?)
+}
+
+/// Positional reads of one file, as the root's [`ReadFile`] offers them.
+trait ReadAt {
+    /// Size when opened; nothing past it is read.
+    fn size(&self) -> u64;
+    /// Fills `buf` from `offset` as far as the file goes; returns the count read.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError>;
+}
+
+impl ReadAt for ReadFile {
+    fn size(&self) -> u64 {
+        ReadFile::size(self)
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError> {
+        ReadFile::read_at(self, buf, offset)
+    }
+}
+
+/// The error a [`TextSource`] reports for bytes that are not text; it ends that file's search.
+fn not_text() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")
+}
+
+/// A file's bytes as the searcher reads them: by position, up to the size seen at open time,
+/// without a leading UTF-8 byte-order mark, and failing as soon as they prove not to be text.
+struct TextSource<'a, F: ReadAt + ?Sized> {
+    file: &'a F,
+    offset: u64,
+    end: u64,
+    utf8: Utf8Check,
+}
+
+impl<'a, F: ReadAt + ?Sized> TextSource<'a, F> {
+    fn new(file: &'a F) -> Self {
+        TextSource {
+            file,
+            offset: 0,
+            end: file.size(),
+            utf8: Utf8Check::default(),
+        }
+    }
+
+    /// Reads what the searcher left unread, to finish the text check; `true` when the whole
+    /// file is text.
+    fn finish(&mut self) -> bool {
+        let mut scratch = vec![0u8; DRAIN_BLOCK];
+        loop {
+            match io::Read::read(self, &mut scratch) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+}
+
+impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.offset >= self.end {
+                return if self.utf8.is_complete() {
+                    Ok(0)
+                } else {
+                    Err(not_text())
+                };
+            }
+            let want = buf.len().min(usize::try_from(self.end - self.offset).unwrap_or(usize::MAX));
+            if want == 0 {
+                return Ok(0);
+            }
+            let start = self.offset;
+            let read = self
+                .file
+                .read_at(&mut buf[..want], start)
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            if read == 0 {
+                // The file shrank since it was opened: it ends here.
+                self.end = start;
+                continue;
+            }
+            self.offset += read as u64;
+            let bytes = &buf[..read];
+            if start < SNIFF_BYTES {
+                let sniffed = read.min((SNIFF_BYTES - start) as usize);
+                if memchr::memchr(0, &bytes[..sniffed]).is_some() {
+                    return Err(not_text());
+                }
+            }
+            if !self.utf8.feed(bytes) {
+                return Err(not_text());
+            }
+            if start == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+                buf.copy_within(3..read, 0);
+                if read == 3 {
+                    continue;
+                }
+                return Ok(read - 3);
+            }
+            return Ok(read);
+        }
+    }
+}
+
+/// Incremental UTF-8 validation across reads: a scalar cut by a read boundary is held until
+/// the next read completes it.
+#[derive(Debug, Default)]
+struct Utf8Check {
+    pending: [u8; 4],
+    len: usize,
+}
+
+impl Utf8Check {
+    /// Checks the next bytes; `false` once the stream is known not to be UTF-8.
+    fn feed(&mut self, mut bytes: &[u8]) -> bool {
+        if self.len > 0 {
+            let need = match self.pending[0] {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
+            while self.len < need {
+                let Some((&first, rest)) = bytes.split_first() else {
+                    return true;
+                };
+                self.pending[self.len] = first;
+                self.len += 1;
+                bytes = rest;
+            }
+            if std::str::from_utf8(&self.pending[..need]).is_err() {
+                return false;
+            }
+            self.len = 0;
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(_) => true,
+            Err(error) if error.error_len().is_none() => {
+                let tail = &bytes[error.valid_up_to()..];
+                self.pending[..tail.len()].copy_from_slice(tail);
+                self.len = tail.len();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the stream so far ends on a scalar boundary.
+    fn is_complete(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// One reported line of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    number: u64,
+    is_match: bool,
+    text: String,
+}
+
+/// What one text file contributed.
+#[derive(Debug, Default)]
+struct FileHits {
+    lines: Vec<Line>,
+    /// A matching line exists beyond the file's quota.
+    more: bool,
+    /// The lines outgrew the room left in the answer, so the search of this file stopped.
+    overflow: bool,
+}
+
+/// Searches one file. `quota` is how many more matching lines the answer takes (0: only look
+/// for one more); `room` is roughly how many bytes of lines it still has space for. `None`
+/// when the file is not text, cannot be read, or holds a line too long to buffer.
+fn scan_file<F: ReadAt + ?Sized>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    file: &F,
+    quota: u64,
+    room: usize,
+) -> Option<FileHits> {
+    let mut source = TextSource::new(file);
+    let mut sink = FileSink {
+        quota,
+        room,
+        matches: 0,
+        bytes: 0,
+        hits: FileHits::default(),
+    };
+    searcher
+        .search_reader(matcher, &mut source, &mut sink)
+        .ok()?;
+    let hits = sink.hits;
+    if hits.lines.is_empty() && !hits.more {
+        return Some(hits);
+    }
+    source.finish().then_some(hits)
+}
+
+/// Collects one file's lines for [`scan_file`].
+struct FileSink {
+    quota: u64,
+    room: usize,
+    matches: u64,
+    bytes: usize,
+    hits: FileHits,
+}
+
+impl FileSink {
+    fn push(&mut self, number: Option<u64>, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
+        let text = line_text(bytes).ok_or_else(not_text)?;
+        self.bytes += text.len() + LINE_OVERHEAD;
+        self.hits.lines.push(Line {
+            number: number.unwrap_or(0),
+            is_match,
+            text,
+        });
+        if self.bytes > self.room {
+            self.hits.overflow = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
+impl Sink for FileSink {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> io::Result<bool> {
+        if self.matches >= self.quota {
+            self.hits.more = true;
+            return Ok(false);
+        }
+        self.matches += 1;
+        self.push(found.line_number(), true, found.bytes())
+    }
+
+    fn context(&mut self, _: &Searcher, line: &SinkContext<'_>) -> io::Result<bool> {
+        // Past the quota only the trailing context of the last match shown is wanted; the
+        // leading context of a match that will not be shown is not.
+        if self.matches >= self.quota && *line.kind() != SinkContextKind::After {
+            return Ok(true);
+        }
+        self.push(line.line_number(), false, line.bytes())
+    }
+}
+
+/// A line as reported: without its `\n` and one `\r` before it, and cut to
+/// [`MAX_LINE_BYTES`] at a character boundary, followed by `…`, when longer. `None` when
+/// the bytes are not UTF-8.
+fn line_text(bytes: &[u8]) -> Option<String> {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.len() <= MAX_LINE_BYTES {
+        return Some(text.to_owned());
+    }
+    let cut = (0..=MAX_LINE_BYTES)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    Some(format!("{}…", &text[..cut]))
+}
+
+/// The answer being built: whole lines only, within a byte budget.
+#[derive(Debug)]
+struct Answer {
+    text: String,
+    budget: usize,
+    separators: bool,
+    /// File index and line number of the last line added.
+    last: Option<(usize, u64)>,
+    matches: u64,
+    stop: Option<GrepStop>,
+}
+
+impl Answer {
+    fn new(budget: usize, context: usize) -> Answer {
+        Answer {
+            text: String::new(),
+            budget,
+            separators: context > 0,
+            last: None,
+            matches: 0,
+            stop: None,
+        }
+    }
+
+    /// Bytes left for lines.
+    fn room(&self) -> usize {
+        self.budget.saturating_sub(self.text.len())
+    }
+
+    /// Appends one file's lines, with `--` before a line that does not follow the previous
+    /// one; stops at the first line that would not fit.
+    fn push_file(&mut self, index: usize, path: &str, lines: &[Line]) {
+        for line in lines {
+            let separate = self.separators
+                && self
+                    .last
+                    .is_some_and(|(file, number)| file != index || line.number != number + 1);
+            let mark = if line.is_match { ':' } else { '-' };
+            let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
+            let joined = usize::from(!self.text.is_empty()) + if separate { 3 } else { 0 };
+            if self.text.len() + joined + entry.len() > self.budget {
+                self.stop = Some(GrepStop::Output(self.text.len()));
+                return;
+            }
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            if separate {
+                self.text.push_str("--\n");
+            }
+            self.text.push_str(&entry);
+            self.last = Some((index, line.number));
+            self.matches += u64::from(line.is_match);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl ReadAt for [u8] {
+        fn size(&self) -> u64 {
+            self.len() as u64
+        }
+
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError> {
+            let rest = self.get(offset as usize..).unwrap_or_default();
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        }
+    }
+
+    fn searcher(context: usize) -> Searcher {
+        SearcherBuilder::new()
+            .line_terminator(LineTerminator::crlf())
+            .before_context(context)
+            .after_context(context)
+            .bom_sniffing(false)
+            .heap_limit(Some(MAX_LINE_BUFFER))
+            .build()
+    }
+
+    /// The formatted answer for one in-memory file named `f`.
+    fn grep(bytes: &[u8], pattern: &str, regex: bool, context: usize, quota: u64) -> String {
+        let matcher = compile(pattern, regex).expect("compiles");
+        let hits = scan_file(&mut searcher(context), &matcher, bytes, quota, usize::MAX)
+            .expect("text");
+        let mut answer = Answer::new(usize::MAX, context);
+        answer.push_file(0, "f", &hits.lines);
+        answer.text
+    }
+
+    fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
+        let matcher = compile(pattern, false).expect("compiles");
+        scan_file(&mut searcher(0), &matcher, bytes, 50, usize::MAX)
+    }
+
+    #[test]
+    fn literal_by_default() {
+        let file = b"a.b\naxb\n(a.b)\n";
+        assert_eq!(grep(file, "a.b", false, 0, 50), "f:1:a.b\nf:3:(a.b)");
+        assert_eq!(
+            grep(file, "a.b", true, 0, 50),
+            "f:1:a.b\nf:2:axb\nf:3:(a.b)"
+        );
+        assert_eq!(grep(file, "^a", true, 0, 50), "f:1:a.b\nf:2:axb");
+    }
+
+    #[test]
+    fn context_groups_and_separators() {
+        let file = b"1\n2 x\n3\n4\n5\n6\n7 x\n8 x\n9\n";
+        assert_eq!(
+            grep(file, "x", false, 1, 50),
+            "f-1-1\nf:2:2 x\nf-3-3\n--\nf-6-6\nf:7:7 x\nf:8:8 x\nf-9-9"
+        );
+        // Groups that touch are one group.
+        assert_eq!(
+            grep(file, "x", false, 2, 50),
+            "f-1-1\nf:2:2 x\nf-3-3\nf-4-4\nf-5-5\nf-6-6\nf:7:7 x\nf:8:8 x\nf-9-9"
+        );
+        // No separators without context.
+        assert_eq!(grep(file, "x", false, 0, 50), "f:2:2 x\nf:7:7 x\nf:8:8 x");
+    }
+
+    #[test]
+    fn separators_between_files() {
+        let mut answer = Answer::new(usize::MAX, 1);
+        let line = |number, is_match| Line {
+            number,
+            is_match,
+            text: "t".into(),
+        };
+        answer.push_file(0, "a", &[line(1, true), line(2, false)]);
+        answer.push_file(1, "b", &[line(3, false), line(4, true)]);
+        assert_eq!(answer.text, "a:1:t\na-2-t\n--\nb-3-t\nb:4:t");
+        assert_eq!(answer.matches, 2);
+    }
+
+    #[test]
+    fn quota_keeps_trailing_context_and_looks_for_one_more() {
+        let file = b"x1\nctx\nx2\nctx\nctx\nctx\nx3\n";
+        let matcher = compile("x", false).unwrap();
+        let hits = scan_file(&mut searcher(1), &matcher, &file[..], 1, usize::MAX).unwrap();
+        assert!(hits.more);
+        let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
+        // The second match ends the search; it and its leading context are not shown.
+        assert_eq!(texts, ["x1", "ctx"]);
+        let hits = scan_file(&mut searcher(2), &matcher, &file[..], 2, usize::MAX).unwrap();
+        assert!(hits.more);
+        let numbers: Vec<_> = hits.lines.iter().map(|l| l.number).collect();
+        assert_eq!(numbers, [1, 2, 3, 4, 5]);
+        // Quota 0 only looks.
+        let hits = scan_file(&mut searcher(2), &matcher, &file[..], 0, usize::MAX).unwrap();
+        assert!(hits.more && hits.lines.is_empty());
+        let hits = scan_file(&mut searcher(0), &matcher, &file[..], 3, usize::MAX).unwrap();
+        assert!(!hits.more);
+        assert_eq!(hits.lines.len(), 3);
+    }
+
+    #[test]
+    fn binary_and_undecodable_files_are_skipped() {
+        assert!(scan(b"needle\0\n", "needle").is_none());
+        let mut late_nul = vec![b'a'; 9000];
+        late_nul.extend_from_slice(b"\nneedle\0\n");
+        assert_eq!(scan(&late_nul, "needle").unwrap().lines.len(), 1);
+        // Invalid UTF-8 far after the only match still disqualifies the file.
+        let mut late_bad = b"needle\n".to_vec();
+        late_bad.extend(std::iter::repeat_n(b'a', 200_000));
+        late_bad.extend_from_slice(b"\n\xff\n");
+        assert!(scan(&late_bad, "needle").is_none());
+        // A scalar cut at the end of the file.
+        assert!(scan(b"needle \xe2\x82", "needle").is_none());
+        // Without a match, nothing is reported either way.
+        assert!(scan(b"hay\n\xff\n", "needle").unwrap().lines.is_empty());
+    }
+
+    #[test]
+    fn a_scalar_across_reads_is_text() {
+        let mut check = Utf8Check::default();
+        let euro = "€".as_bytes();
+        assert!(check.feed(&[b'a', euro[0]]));
+        assert!(!check.is_complete());
+        assert!(check.feed(&euro[1..2]));
+        assert!(check.feed(&euro[2..]));
+        assert!(check.is_complete());
+        assert!(!Utf8Check::default().feed(b"\xe2\x41"));
+        let mut cut = Utf8Check::default();
+        assert!(cut.feed(b"\xe2"));
+        assert!(!cut.feed(b"\x41"));
+        // Across a real read boundary.
+        let mut file = vec![b'a'; 65535];
+        file.extend_from_slice("€ needle\n".as_bytes());
+        assert_eq!(scan(&file, "needle").unwrap().lines.len(), 1);
+    }
+
+    #[test]
+    fn line_endings_and_bom() {
+        assert_eq!(
+            grep(b"\xEF\xBB\xBFneedle\r\nx\r\nneedle", "needle", false, 1, 50),
+            "f:1:needle\nf-2-x\nf:3:needle"
+        );
+        assert_eq!(grep(b"\xEF\xBB\xBFneedle", "^needle$", true, 0, 50), "f:1:needle");
+        assert_eq!(grep(b"a needle\r\n", "needle$", true, 0, 50), "f:1:a needle");
+    }
+
+    #[test]
+    fn long_lines_are_shortened_at_a_character_boundary() {
+        let long = format!("{}é{}\n", "a".repeat(1023), "b".repeat(2000));
+        let text = line_text(long.as_bytes()).unwrap();
+        assert_eq!(text, format!("{}…", "a".repeat(1023)));
+        let exact = "c".repeat(1024);
+        assert_eq!(line_text(exact.as_bytes()).unwrap(), exact);
+        assert_eq!(line_text(b"x\r\r\n").unwrap(), "x\r");
+    }
+
+    #[test]
+    fn answer_stops_at_a_whole_line() {
+        let line = |number| Line {
+            number,
+            is_match: true,
+            text: "0123456789".into(),
+        };
+        // "p:1:0123456789" is 14 bytes; two lines and a newline are 29.
+        let mut answer = Answer::new(29, 0);
+        answer.push_file(0, "p", &[line(1), line(2), line(3)]);
+        assert_eq!(answer.text, "p:1:0123456789\np:2:0123456789");
+        assert_eq!(answer.stop, Some(GrepStop::Output(29)));
+        assert_eq!(answer.matches, 2);
+    }
+
+    #[test]
+    fn overflow_stops_the_file() {
+        let matcher = compile("x", false).unwrap();
+        let file = "x\n".repeat(1000);
+        let hits =
+            scan_file(&mut searcher(0), &matcher, file.as_bytes(), 1000, 10 * LINE_OVERHEAD)
+                .unwrap();
+        assert!(hits.overflow);
+        assert!(hits.lines.len() < 20);
+    }
+
+    #[test]
+    fn patterns_are_checked() {
+        assert_eq!(
+            compile("", false).unwrap_err(),
+            FsError::EmptyPattern.into()
+        );
+        assert_eq!(
+            compile("a\nb", false).unwrap_err(),
+            FsError::PatternMultiline.into()
+        );
+        let EngineError::Fs(FsError::InvalidRegex(pattern, reason)) =
+            compile("a(b", true).unwrap_err()
+        else {
+            panic!("an invalid regex");
+        };
+        assert_eq!(pattern, "a(b");
+        assert!(!reason.contains('\n'), "{reason}");
+        assert!(reason.contains("unclosed group"), "{reason}");
+        assert!(matches!(
+            compile("a{1000}{1000}", true).unwrap_err(),
+            EngineError::Fs(FsError::InvalidRegex(..))
+        ));
+        assert!(compile("(", false).is_ok());
+        assert!(compile(&"x".repeat(100_000), false).is_ok());
+        assert_eq!(
+            name_filter("src/*.rs").unwrap_err(),
+            FsError::GlobWithSlash.into()
+        );
+        assert!(name_filter("*.rs").unwrap().is_match("main.rs"));
+    }
+}

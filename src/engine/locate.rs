@@ -1,0 +1,65 @@
+//! Shared steps of the model-facing operations: parsing a location argument, checking the
+//! selector serves it, and resolving it to a [`Location`], each failure worded for the model.
+
+use super::{Engine, EngineError, FsError};
+use crate::root::{ChainError, Location, RelPath};
+
+/// What a model-facing operation answers: its text, and revisions when it has them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsAnswer {
+    /// The text the model reads.
+    pub text: String,
+    /// `structuredContent` (`revisionScheme` and `revisions`), when the tool returns it.
+    pub revisions: Option<serde_json::Value>,
+}
+
+impl Engine {
+    /// Parses a location argument, naming it as given on failure.
+    pub(super) fn fs_path(&self, given: &str) -> Result<RelPath, EngineError> {
+        RelPath::parse(given).map_err(|_| FsError::InvalidPath(given.to_owned()).into())
+    }
+
+    /// Resolves a path that must already exist (or whose absence is the answer), refusing an
+    /// excluded one.
+    pub(super) fn served_location(
+        &self,
+        given: &str,
+        path: &RelPath,
+    ) -> Result<Location, EngineError> {
+        if self.root().selector().excludes_ancestor(path) {
+            return Err(FsError::NotServed(given.to_owned()).into());
+        }
+        self.root().locate(path).map_err(|e| match e {
+            ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
+            ChainError::Missing | ChainError::NotDirectory => {
+                FsError::Missing(given.to_owned()).into()
+            }
+        })
+    }
+
+    /// Resolves a destination: its parent must exist, and the selector must serve it.
+    pub(super) fn destination(
+        &self,
+        given: &str,
+        path: &RelPath,
+        must_be_selected: bool,
+    ) -> Result<Location, EngineError> {
+        let selector = self.root().selector();
+        if selector.excludes_ancestor(path)
+            || (must_be_selected && !selector.selects(path.as_str()))
+        {
+            return Err(FsError::DestinationNotServed(given.to_owned()).into());
+        }
+        self.root().locate(path).map_err(|e| match e {
+            ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
+            ChainError::Missing | ChainError::NotDirectory => {
+                FsError::ParentMissing(given.to_owned()).into()
+            }
+        })
+    }
+
+    /// Whether the selector serves the file at `path`.
+    pub(super) fn serves_file(&self, path: &RelPath) -> bool {
+        self.root().selector().selects(path.as_str())
+    }
+}

@@ -1,0 +1,44 @@
+//! `edit`: replace one exact run of text (or every run, with `replace-all`).
+
+use serde_json::{Map, Value, json};
+
+use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use crate::engine::{Engine, EngineError, expected_revisions};
+use crate::tools::{ToolOutput, ToolSpec};
+
+pub(super) fn spec() -> ToolSpec {
+    ToolSpec {
+        name: "edit".into(),
+        title: "Edit a text file",
+        description: "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept.",
+        input_schema: object_schema(
+            vec![
+                ("path", json!({"type": "string"})),
+                ("old-string", json!({"type": "string"})),
+                ("new-string", json!({"type": "string"})),
+                ("replace-all", json!({"type": "boolean", "default": false})),
+            ],
+            &["path", "old-string", "new-string"],
+        ),
+        output_schema: Some(revisions_output()),
+        read_only: false,
+        hints: false,
+        reserved: &[EXPECTED],
+        handler: call,
+    }
+}
+
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
+    let expected = expected_revisions(arguments)?;
+    let replace_all = arguments
+        .get("replace-all")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok(answer(engine.edit_text(
+        str_arg(arguments, "path"),
+        str_arg(arguments, "old-string"),
+        str_arg(arguments, "new-string"),
+        replace_all,
+        expected.as_ref(),
+    )?))
+}
