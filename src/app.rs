@@ -88,8 +88,6 @@ fn build(
 enum RootProblem {
     /// No include pattern was given.
     NoInclude,
-    /// Link following was asked for.
-    FollowSymlinks,
     /// The limits, the directory or the cursor key: the message is the same in both forms.
     Other {
         /// The root's key the problem concerns (`limits`, `root`, `cursor_key_env`).
@@ -103,9 +101,6 @@ impl RootProblem {
     fn flag_form(&self) -> String {
         match self {
             RootProblem::NoInclude => "at least one --include pattern is required".to_owned(),
-            RootProblem::FollowSymlinks => {
-                "--follow-symlinks is not available yet: links are never followed".to_owned()
-            }
             RootProblem::Other { error, .. } => error.to_string(),
         }
     }
@@ -114,17 +109,12 @@ impl RootProblem {
     fn file_form(&self) -> (&'static str, String) {
         match self {
             RootProblem::NoInclude => ("include", "at least one pattern is required".to_owned()),
-            RootProblem::FollowSymlinks => (
-                "follow_symlinks",
-                "link following is not available yet: links are never followed".to_owned(),
-            ),
             RootProblem::Other { key, error } => (key, error.to_string()),
         }
     }
 }
 
-/// Opens one root and its engine: includes, link following, limits, the directory, then the
-/// cursor key.
+/// Opens one root and its engine: includes, limits, the directory, then the cursor key.
 fn open_engine(
     config: &RootConfig,
     envelope_bytes: u64,
@@ -133,19 +123,18 @@ fn open_engine(
     if config.includes.is_empty() {
         return Err(RootProblem::NoInclude);
     }
-    if config.follow_symlinks {
-        return Err(RootProblem::FollowSymlinks);
-    }
     let selector = Selector::new(&config.includes, &config.excludes, config.default_excludes);
-    let root = Root::open(&config.root, selector, config.limits).map_err(|error| {
-        // Root::open checks the limits first, then the directory.
-        let key = if config.limits.is_valid() {
-            "root"
-        } else {
-            "limits"
-        };
-        RootProblem::Other { key, error }
-    })?;
+    let root = Root::open(&config.root, selector, config.limits)
+        .map(|root| root.with_follow_symlinks(config.follow_symlinks))
+        .map_err(|error| {
+            // Root::open checks the limits first, then the directory.
+            let key = if config.limits.is_valid() {
+                "root"
+            } else {
+                "limits"
+            };
+            RootProblem::Other { key, error }
+        })?;
     let key = config
         .cursor_key_env
         .as_deref()

@@ -117,7 +117,9 @@ pub enum FsError {
     #[error("'{0}' does not exist")]
     Missing(String),
     /// An ancestor of the path is a symbolic link.
-    #[error("'{0}' is reached through a symbolic link, which this root does not follow")]
+    #[error(
+        "'{0}' is reached through a symbolic link this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
+    )]
     ThroughLink(String),
     /// `read` of a directory.
     #[error("'{0}' is a directory; use the list tool to see what it holds")]
@@ -229,6 +231,9 @@ pub enum FsError {
     /// A `grep` regex that does not compile: the pattern and the regex library's reason.
     #[error("Invalid regex pattern '{0}': {1}")]
     InvalidRegex(String, String),
+    /// An empty `grep` name filter, which no file name matches.
+    #[error("glob must not be empty; leave it out to search every file")]
+    EmptyGlob,
     /// A `grep` name filter holding a `/`.
     #[error("glob matches file names only; name the directory with path instead")]
     GlobWithSlash,

@@ -1,38 +1,46 @@
-//! File names matching a pattern below a directory, and the search scope the `fs` readers share.
+//! `glob`: the files below a directory whose names match a pattern, and the search scope and
+//! answer budget it shares with `grep`.
 //!
 //! [`Engine::glob`] compiles the pattern once ([`Glob::within_segments`]: `*` and `?` never
 //! cross a `/`), walks the served tree below the directory with [`Root::tree`] (links are never
-//! followed, excluded names never statted) and keeps the files whose name — or, for a pattern
-//! holding a `/`, whose path relative to the directory — matches. [`Engine::search_scope`]
-//! turns a client's `path` into the [`RelPath`] to walk, with the `fs` tools' path errors.
+//! followed, excluded names never looked at) and keeps, in tree order, the files whose name —
+//! or, for a pattern holding a `/`, whose path relative to the directory — matches.
 //!
 //! ```no_run
 //! # fn demo(engine: &fsmcp::engine::Engine) -> Result<(), fsmcp::engine::EngineError> {
-//! let found = engine.glob("*.md", ".")?;
-//! for path in &found.paths {
-//!     println!("{path}");
-//! }
+//! let answer = engine.glob("*.md", "notes")?;
+//! println!("{}", answer.text); // notes/ideas.md\nnotes/todo.md
 //! # Ok(())
 //! # }
 //! ```
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 
-use super::{Engine, EngineError, FsError};
-use crate::root::{ChainError, Glob, Node, RelPath};
+use super::page::escaped_len;
+use super::text::RESULT_HEADROOM;
+use super::{Engine, EngineError, FsAnswer, FsError};
+use crate::root::{Glob, Node, RelPath};
 
-/// Bytes of a result kept free for the envelope around the answer text.
-const ENVELOPE_HEADROOM: u64 = 1024;
 /// Bytes kept free for a stop notice (the longest is under 100 bytes).
 const NOTICE_RESERVE: u64 = 128;
 
-/// Longest answer text, in UTF-8 bytes, that lines may fill before a stop notice is added:
-/// `--max-result-bytes` less the envelope headroom and room for the notice.
-pub(super) fn answer_budget(max_result_bytes: u64) -> usize {
-    max_result_bytes.saturating_sub(ENVELOPE_HEADROOM + NOTICE_RESERVE) as usize
+/// How many bytes the lines of an answer may take, measured as they travel (JSON-escaped, see
+/// [`escaped_len`]): `--max-result-bytes` less the envelope headroom and room for a notice.
+pub(super) fn answer_budget(max_result_bytes: u64) -> u64 {
+    max_result_bytes.saturating_sub(RESULT_HEADROOM + NOTICE_RESERVE)
 }
 
-/// What a search scope must be.
+/// The answer of a search that found nothing.
+pub(super) fn no_matches(pattern: &str, path: &str) -> String {
+    format!("No matches for '{pattern}' under '{path}'")
+}
+
+/// The notice closing an answer cut to fit the result limit, after `kept` bytes of lines.
+pub(super) fn output_stopped(kept: usize, advice: &str) -> String {
+    format!("\n\n[output stopped at {kept} bytes; {advice}]")
+}
+
+/// What a search scope may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ScopeKind {
     /// A directory (`glob`).
@@ -41,36 +49,22 @@ pub(super) enum ScopeKind {
     DirectoryOrFile,
 }
 
-/// The files a glob matched, in tree order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GlobMatches {
-    /// Matching paths relative to the root.
-    pub paths: Vec<String>,
-    /// When the answer was cut to fit `--max-result-bytes`: the bytes of the paths kept,
-    /// joined by `\n`.
-    pub stopped_at: Option<usize>,
-}
-
 impl Engine {
     /// The served files below the directory `path` whose name matches `pattern` (or, when the
-    /// pattern holds a `/`, whose path relative to that directory does), in tree order. The
-    /// list stops at a whole path once the paths joined by `\n` would leave no room in
-    /// `--max-result-bytes` for a notice.
-    pub fn glob(&self, pattern: &str, path: &str) -> Result<GlobMatches, EngineError> {
+    /// pattern holds a `/`, whose path relative to that directory does), in tree order, one
+    /// per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
+    pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, EngineError> {
         if pattern.is_empty() {
             return Err(FsError::EmptyPattern.into());
         }
         let glob = Glob::within_segments(pattern).ok_or(FsError::PatternTooLarge("pattern"))?;
         let scope = self.search_scope(path, ScopeKind::Directory)?;
-        let (files, _) = self.root.tree(&scope)?;
+        let (files, _) = self.root().tree(&scope)?;
         let by_path = pattern.contains('/');
-        let budget = answer_budget(self.root.limits().max_result_bytes);
-        let mut found = GlobMatches {
-            paths: Vec::new(),
-            stopped_at: None,
-        };
-        let mut used = 0usize;
-        for file in files {
+        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let mut text = String::new();
+        let mut used = 0u64;
+        for file in &files {
             let relative = relative_to(&scope, &file.path);
             let subject = if by_path {
                 relative
@@ -80,54 +74,62 @@ impl Engine {
             if !glob.is_match(subject) {
                 continue;
             }
-            let added = file.path.len() + usize::from(!found.paths.is_empty());
-            if used + added > budget {
-                found.stopped_at = Some(used);
+            // A joining newline travels as two bytes (`\n`).
+            let cost = escaped_len(&file.path) + if text.is_empty() { 0 } else { 2 };
+            if used + cost > budget {
+                text.push_str(&output_stopped(
+                    text.len(),
+                    "narrow the pattern or the path",
+                ));
                 break;
             }
-            used += added;
-            found.paths.push(file.path);
+            used += cost;
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&file.path);
         }
-        Ok(found)
+        if text.is_empty() {
+            text = no_matches(pattern, path);
+        }
+        Ok(FsAnswer {
+            text,
+            revisions: None,
+        })
     }
 
-    /// Resolves the `path` argument of a search into the scope to walk. Checked in order: the
+    /// Resolves the `path` argument of a search into the scope to walk, checking in order the
     /// textual rules, the selector (an excluded path is never looked at), each ancestor (a
     /// real directory, not a link), then what the path itself is. A file is a scope only for
-    /// `ScopeKind::DirectoryOrFile`, and only when the root serves it.
-    pub(super) fn search_scope(&self, path: &str, kind: ScopeKind) -> Result<RelPath, EngineError> {
-        let invalid = || FsError::InvalidPath(path.to_owned());
-        let scope = RelPath::parse(path).map_err(|_| invalid())?;
-        let selector = self.root.selector();
-        if selector.excludes_ancestor(&scope) {
-            return Err(FsError::NotServed(path.to_owned()).into());
-        }
-        let location = self.root.locate(&scope).map_err(|e| match e {
-            ChainError::ThroughLink => FsError::ThroughLink(path.to_owned()),
-            ChainError::Missing | ChainError::NotDirectory => FsError::Missing(path.to_owned()),
-        })?;
-        match location.node() {
-            Node::Directory(_) => Ok(scope),
+    /// [`ScopeKind::DirectoryOrFile`], and only when the root serves it.
+    pub(super) fn search_scope(
+        &self,
+        given: &str,
+        kind: ScopeKind,
+    ) -> Result<RelPath, EngineError> {
+        let path = self.fs_path(given)?;
+        let location = self.served_location(given, &path, true)?;
+        let refusal = match location.node() {
+            Node::Directory(_) => return Ok(path),
             Node::File(info) if kind == ScopeKind::DirectoryOrFile => {
-                if !selector.selects(scope.as_str()) {
-                    Err(FsError::NotServed(path.to_owned()).into())
-                } else if info.identity.size > self.root.limits().max_file_bytes {
-                    Err(FsError::TooLarge(path.to_owned()).into())
+                if !self.serves_file(&path, &location) {
+                    FsError::NotServed
+                } else if info.identity.size > self.root().limits().max_file_bytes {
+                    FsError::TooLarge
                 } else {
-                    Ok(scope)
+                    return Ok(path);
                 }
             }
-            Node::Absent => Err(FsError::Missing(path.to_owned()).into()),
-            Node::Symlink(..) => Err(FsError::ThroughLink(path.to_owned()).into()),
-            Node::File(_) | Node::Other(_) if kind == ScopeKind::Directory => {
-                Err(FsError::NotDirectory(path.to_owned()).into())
-            }
-            Node::File(_) | Node::Other(_) => Err(FsError::NotRegular(path.to_owned()).into()),
-        }
+            Node::Absent => FsError::Missing,
+            Node::Symlink(..) => FsError::ThroughLink,
+            Node::File(_) | Node::Other(_) if kind == ScopeKind::Directory => FsError::NotDirectory,
+            Node::File(_) | Node::Other(_) => FsError::NotRegular,
+        };
+        Err(refusal(given.to_owned()).into())
     }
 }
 
-/// `path` relative to the directory `scope` (which contains it).
+/// `path` relative to the directory `scope` that contains it.
 fn relative_to<'a>(scope: &RelPath, path: &'a str) -> &'a str {
     if scope.is_root() {
         path
@@ -148,8 +150,13 @@ mod tests {
     }
 
     #[test]
-    fn budget_leaves_room_for_the_envelope_and_a_notice() {
-        assert_eq!(answer_budget(48_000), 48_000 - 1024 - 128);
+    fn messages() {
+        assert_eq!(no_matches("*.zzz", "."), "No matches for '*.zzz' under '.'");
+        assert_eq!(
+            output_stopped(12, "narrow it"),
+            "\n\n[output stopped at 12 bytes; narrow it]"
+        );
+        assert!(answer_budget(48_000) < 48_000 - RESULT_HEADROOM);
         assert_eq!(answer_budget(10), 0);
     }
 }

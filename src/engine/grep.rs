@@ -10,9 +10,9 @@
 //! trace. Nothing is spawned and no file is read twice, except that a file whose search
 //! stopped early is read to its end to finish the text check.
 //!
-//! The answer ([`GrepMatches`]) holds the formatted lines, `path:line:text` for a match and
-//! `path-line-text` for context, with `--` between groups that are not adjacent (only when
-//! context is asked for), and why it stopped early, if it did:
+//! The answer holds the formatted lines, `path:line:text` for a match and `path-line-text` for
+//! context, with `--` between groups that are not adjacent (only when context is asked for),
+//! and ends with a notice when it stops early:
 //!
 //! * after `max-results` matching lines, when at least one more matching line exists (the
 //!   search goes on until it finds one, or until the tree is exhausted);
@@ -21,7 +21,7 @@
 //! ```no_run
 //! # fn demo(engine: &fsmcp::engine::Engine) -> Result<(), fsmcp::engine::EngineError> {
 //! use fsmcp::engine::GrepQuery;
-//! let found = engine.grep(&GrepQuery {
+//! let answer = engine.grep(&GrepQuery {
 //!     pattern: "TODO",
 //!     path: "src",
 //!     regex: false,
@@ -29,7 +29,7 @@
 //!     context: 1,
 //!     max_results: 50,
 //! })?;
-//! println!("{}", found.text);
+//! println!("{}", answer.text);
 //! # Ok(())
 //! # }
 //! ```
@@ -38,14 +38,15 @@
 
 use std::io;
 
+use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
-    BinaryDetection, LineTerminator, Searcher, SearcherBuilder, Sink, SinkContext,
-    SinkContextKind, SinkMatch,
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
 
-use super::glob::{ScopeKind, answer_budget};
-use super::{Engine, EngineError, FsError};
+use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped};
+use super::page::escaped_len;
+use super::{Engine, EngineError, FsAnswer, FsError};
 use crate::root::{FileEntry, Glob, ReadFile, RelPath, RootError};
 
 /// Most lines of context on each side of a match.
@@ -65,9 +66,10 @@ const MAX_LINE_BUFFER: usize = 64 << 20;
 pub const MAX_LINE_BYTES: usize = 1024;
 /// Bytes read per step when finishing the text check of a file.
 const DRAIN_BLOCK: usize = 64 * 1024;
-/// Upper bound of what one line adds besides its path and text: two marks, a line number, the
-/// joining newline and a possible `--` separator line.
-const LINE_OVERHEAD: usize = 2 + 20 + 1 + 3;
+/// Upper bound of what one line adds, as it travels, besides its path and text: two marks, a
+/// line number, the joining newline and a possible `--` separator line (each newline escaped
+/// as two bytes).
+const LINE_OVERHEAD: u64 = 2 + 20 + 2 + 4;
 
 /// One grep request, with the arguments as the caller gave them.
 #[derive(Debug, Clone, Copy)]
@@ -88,32 +90,22 @@ pub struct GrepQuery<'a> {
 
 /// Why an answer ends before every matching line was shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GrepStop {
+enum Stop {
     /// `max-results` matching lines were shown and more exist.
     MaxResults(u64),
-    /// The next line would not have fit the result limit; holds the bytes of text kept.
-    Output(usize),
-}
-
-/// A grep answer: the formatted lines joined by `\n` (empty when nothing matched), and why it
-/// stopped early, if it did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GrepMatches {
-    /// `path:line:text`, `path-line-text` and `--` lines, joined by `\n`.
-    pub text: String,
-    /// Set when the answer is incomplete.
-    pub stop: Option<GrepStop>,
+    /// The next line would not have fit the result limit.
+    Output,
 }
 
 impl Engine {
     /// Searches the served files at or below `query.path` in tree order. The pattern, the
     /// name filter and the path are all checked before any file is opened. Files that are not
     /// UTF-8 text, and files that cannot be read, are skipped silently.
-    pub fn grep(&self, query: &GrepQuery<'_>) -> Result<GrepMatches, EngineError> {
+    pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, EngineError> {
         let matcher = compile(query.pattern, query.regex)?;
         let names = query.glob.map(name_filter).transpose()?;
         let scope = self.search_scope(query.path, ScopeKind::DirectoryOrFile)?;
-        let (files, _) = self.root.tree(&scope)?;
+        let (files, _) = self.root().tree(&scope)?;
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let mut searcher = SearcherBuilder::new()
@@ -125,7 +117,8 @@ impl Engine {
             .binary_detection(BinaryDetection::none())
             .heap_limit(Some(MAX_LINE_BUFFER))
             .build();
-        let mut answer = Answer::new(answer_budget(self.root.limits().max_result_bytes), context);
+        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let mut answer = Answer::new(budget, context);
         for (index, entry) in files.iter().enumerate() {
             let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
             if names.as_ref().is_some_and(|glob| !glob.is_match(name)) {
@@ -134,26 +127,41 @@ impl Engine {
             let Some(file) = self.open_searched(entry) else {
                 continue;
             };
-            let quota = max_results - answer.matches;
-            let room = answer.room().saturating_sub(entry.path.len());
-            let Some(hits) = scan_file(&mut searcher, &matcher, &file, quota, room) else {
+            let budget = FileBudget {
+                matches: max_results - answer.matches,
+                bytes: answer.room(),
+                per_line: escaped_len(&entry.path) + LINE_OVERHEAD,
+            };
+            let Some(hits) = scan_file(&mut searcher, &matcher, &file, budget) else {
                 continue;
             };
             answer.push_file(index, &entry.path, &hits.lines);
-            if answer.stop.is_none() && hits.overflow {
-                answer.stop = Some(GrepStop::Output(answer.text.len()));
+            if hits.overflow {
+                answer.stop = Some(Stop::Output);
             }
             if answer.stop.is_some() {
                 break;
             }
             if hits.more {
-                answer.stop = Some(GrepStop::MaxResults(max_results));
+                answer.stop = Some(Stop::MaxResults(max_results));
                 break;
             }
         }
-        Ok(GrepMatches {
-            text: answer.text,
-            stop: answer.stop,
+        let mut text = answer.text;
+        match answer.stop {
+            _ if text.is_empty() => text = no_matches(query.pattern, query.path),
+            None => {}
+            Some(Stop::MaxResults(n)) => text.push_str(&format!(
+                "\n\n[stopped at {n} matching lines; raise max-results to see more]"
+            )),
+            Some(Stop::Output) => text.push_str(&output_stopped(
+                text.len(),
+                "narrow the path or glob, or lower max-results",
+            )),
+        }
+        Ok(FsAnswer {
+            text,
+            revisions: None,
         })
     }
 
@@ -185,12 +193,17 @@ fn compile(pattern: &str, regex: bool) -> Result<RegexMatcher, EngineError> {
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build(pattern)
         .map_err(|error| {
-            if regex {
-                FsError::InvalidRegex(pattern.to_owned(), one_line(&error.to_string()))
-            } else {
-                FsError::PatternTooLarge("pattern")
+            if !regex {
+                return FsError::PatternTooLarge("pattern").into();
             }
-            .into()
+            // `grep-regex` quotes the pattern as it rewrote it; the regex crate's own message
+            // quotes it as given, so prefer that one when it has one.
+            let reason = regex::RegexBuilder::new(pattern)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .err()
+                .map_or_else(|| error.to_string(), |e| e.to_string());
+            FsError::InvalidRegex(pattern.to_owned(), one_line(&reason)).into()
         })
 }
 
@@ -277,7 +290,9 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
                     Err(not_text())
                 };
             }
-            let want = buf.len().min(usize::try_from(self.end - self.offset).unwrap_or(usize::MAX));
+            let want = buf
+                .len()
+                .min(usize::try_from(self.end - self.offset).unwrap_or(usize::MAX));
             if want == 0 {
                 return Ok(0);
             }
@@ -325,24 +340,18 @@ struct Utf8Check {
 impl Utf8Check {
     /// Checks the next bytes; `false` once the stream is known not to be UTF-8.
     fn feed(&mut self, mut bytes: &[u8]) -> bool {
-        if self.len > 0 {
-            let need = match self.pending[0] {
-                0xF0.. => 4,
-                0xE0.. => 3,
-                _ => 2,
+        while self.len > 0 {
+            let Some((&first, rest)) = bytes.split_first() else {
+                return true;
             };
-            while self.len < need {
-                let Some((&first, rest)) = bytes.split_first() else {
-                    return true;
-                };
-                self.pending[self.len] = first;
-                self.len += 1;
-                bytes = rest;
+            self.pending[self.len] = first;
+            self.len += 1;
+            bytes = rest;
+            match std::str::from_utf8(&self.pending[..self.len]) {
+                Ok(_) => self.len = 0,
+                Err(error) if error.error_len().is_none() => {}
+                Err(_) => return false,
             }
-            if std::str::from_utf8(&self.pending[..need]).is_err() {
-                return false;
-            }
-            self.len = 0;
         }
         match std::str::from_utf8(bytes) {
             Ok(_) => true,
@@ -380,20 +389,29 @@ struct FileHits {
     overflow: bool,
 }
 
-/// Searches one file. `quota` is how many more matching lines the answer takes (0: only look
-/// for one more); `room` is roughly how many bytes of lines it still has space for. `None`
-/// when the file is not text, cannot be read, or holds a line too long to buffer.
+/// What the answer still takes from one file.
+#[derive(Debug, Clone, Copy)]
+struct FileBudget {
+    /// Matching lines (0: only look for one more).
+    matches: u64,
+    /// Bytes the lines may take as they travel, counted generously: escaped text plus
+    /// `per_line` for each.
+    bytes: u64,
+    /// What a line adds besides its text: the path, marks, number and separators.
+    per_line: u64,
+}
+
+/// Searches one file within `budget`. `None` when the file is not text, cannot be read, or
+/// holds a line too long to buffer.
 fn scan_file<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     file: &F,
-    quota: u64,
-    room: usize,
+    budget: FileBudget,
 ) -> Option<FileHits> {
     let mut source = TextSource::new(file);
     let mut sink = FileSink {
-        quota,
-        room,
+        budget,
         matches: 0,
         bytes: 0,
         hits: FileHits::default(),
@@ -410,23 +428,22 @@ fn scan_file<F: ReadAt + ?Sized>(
 
 /// Collects one file's lines for [`scan_file`].
 struct FileSink {
-    quota: u64,
-    room: usize,
+    budget: FileBudget,
     matches: u64,
-    bytes: usize,
+    bytes: u64,
     hits: FileHits,
 }
 
 impl FileSink {
     fn push(&mut self, number: Option<u64>, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
         let text = line_text(bytes).ok_or_else(not_text)?;
-        self.bytes += text.len() + LINE_OVERHEAD;
+        self.bytes += escaped_len(&text) + self.budget.per_line;
         self.hits.lines.push(Line {
             number: number.unwrap_or(0),
             is_match,
             text,
         });
-        if self.bytes > self.room {
+        if self.bytes > self.budget.bytes {
             self.hits.overflow = true;
             return Ok(false);
         }
@@ -438,7 +455,7 @@ impl Sink for FileSink {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> io::Result<bool> {
-        if self.matches >= self.quota {
+        if self.matches >= self.budget.matches {
             self.hits.more = true;
             return Ok(false);
         }
@@ -449,7 +466,7 @@ impl Sink for FileSink {
     fn context(&mut self, _: &Searcher, line: &SinkContext<'_>) -> io::Result<bool> {
         // Past the quota only the trailing context of the last match shown is wanted; the
         // leading context of a match that will not be shown is not.
-        if self.matches >= self.quota && *line.kind() != SinkContextKind::After {
+        if self.matches >= self.budget.matches && *line.kind() != SinkContextKind::After {
             return Ok(true);
         }
         self.push(line.line_number(), false, line.bytes())
@@ -473,22 +490,25 @@ fn line_text(bytes: &[u8]) -> Option<String> {
     Some(format!("{}…", &text[..cut]))
 }
 
-/// The answer being built: whole lines only, within a byte budget.
+/// The answer being built: whole lines only, within a budget of escaped bytes.
 #[derive(Debug)]
 struct Answer {
     text: String,
-    budget: usize,
+    /// Escaped bytes of `text`.
+    used: u64,
+    budget: u64,
     separators: bool,
     /// File index and line number of the last line added.
     last: Option<(usize, u64)>,
     matches: u64,
-    stop: Option<GrepStop>,
+    stop: Option<Stop>,
 }
 
 impl Answer {
-    fn new(budget: usize, context: usize) -> Answer {
+    fn new(budget: u64, context: usize) -> Answer {
         Answer {
             text: String::new(),
+            used: 0,
             budget,
             separators: context > 0,
             last: None,
@@ -497,9 +517,9 @@ impl Answer {
         }
     }
 
-    /// Bytes left for lines.
-    fn room(&self) -> usize {
-        self.budget.saturating_sub(self.text.len())
+    /// Escaped bytes left for lines.
+    fn room(&self) -> u64 {
+        self.budget.saturating_sub(self.used)
     }
 
     /// Appends one file's lines, with `--` before a line that does not follow the previous
@@ -512,11 +532,14 @@ impl Answer {
                     .is_some_and(|(file, number)| file != index || line.number != number + 1);
             let mark = if line.is_match { ':' } else { '-' };
             let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
-            let joined = usize::from(!self.text.is_empty()) + if separate { 3 } else { 0 };
-            if self.text.len() + joined + entry.len() > self.budget {
-                self.stop = Some(GrepStop::Output(self.text.len()));
+            // Each newline travels as two bytes (`\n`).
+            let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };
+            let cost = joined + escaped_len(&entry);
+            if self.used + cost > self.budget {
+                self.stop = Some(Stop::Output);
                 return;
             }
+            self.used += cost;
             if !self.text.is_empty() {
                 self.text.push('\n');
             }
@@ -547,6 +570,14 @@ mod tests {
         }
     }
 
+    fn budget(matches: u64) -> FileBudget {
+        FileBudget {
+            matches,
+            bytes: u64::MAX,
+            per_line: LINE_OVERHEAD,
+        }
+    }
+
     fn searcher(context: usize) -> Searcher {
         SearcherBuilder::new()
             .line_terminator(LineTerminator::crlf())
@@ -560,16 +591,15 @@ mod tests {
     /// The formatted answer for one in-memory file named `f`.
     fn grep(bytes: &[u8], pattern: &str, regex: bool, context: usize, quota: u64) -> String {
         let matcher = compile(pattern, regex).expect("compiles");
-        let hits = scan_file(&mut searcher(context), &matcher, bytes, quota, usize::MAX)
-            .expect("text");
-        let mut answer = Answer::new(usize::MAX, context);
+        let hits = scan_file(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
+        let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
         answer.text
     }
 
     fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
         let matcher = compile(pattern, false).expect("compiles");
-        scan_file(&mut searcher(0), &matcher, bytes, 50, usize::MAX)
+        scan_file(&mut searcher(0), &matcher, bytes, budget(50))
     }
 
     #[test]
@@ -601,7 +631,7 @@ mod tests {
 
     #[test]
     fn separators_between_files() {
-        let mut answer = Answer::new(usize::MAX, 1);
+        let mut answer = Answer::new(u64::MAX, 1);
         let line = |number, is_match| Line {
             number,
             is_match,
@@ -615,21 +645,21 @@ mod tests {
 
     #[test]
     fn quota_keeps_trailing_context_and_looks_for_one_more() {
-        let file = b"x1\nctx\nx2\nctx\nctx\nctx\nx3\n";
+        let file = b"x1\nc\nx2\nc\nc\nc\nx3\n";
         let matcher = compile("x", false).unwrap();
-        let hits = scan_file(&mut searcher(1), &matcher, &file[..], 1, usize::MAX).unwrap();
+        let hits = scan_file(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
         assert!(hits.more);
         let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
         // The second match ends the search; it and its leading context are not shown.
-        assert_eq!(texts, ["x1", "ctx"]);
-        let hits = scan_file(&mut searcher(2), &matcher, &file[..], 2, usize::MAX).unwrap();
+        assert_eq!(texts, ["x1", "c"]);
+        let hits = scan_file(&mut searcher(2), &matcher, &file[..], budget(2)).unwrap();
         assert!(hits.more);
         let numbers: Vec<_> = hits.lines.iter().map(|l| l.number).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
         // Quota 0 only looks.
-        let hits = scan_file(&mut searcher(2), &matcher, &file[..], 0, usize::MAX).unwrap();
+        let hits = scan_file(&mut searcher(2), &matcher, &file[..], budget(0)).unwrap();
         assert!(hits.more && hits.lines.is_empty());
-        let hits = scan_file(&mut searcher(0), &matcher, &file[..], 3, usize::MAX).unwrap();
+        let hits = scan_file(&mut searcher(0), &matcher, &file[..], budget(3)).unwrap();
         assert!(!hits.more);
         assert_eq!(hits.lines.len(), 3);
     }
@@ -648,7 +678,7 @@ mod tests {
         // A scalar cut at the end of the file.
         assert!(scan(b"needle \xe2\x82", "needle").is_none());
         // Without a match, nothing is reported either way.
-        assert!(scan(b"hay\n\xff\n", "needle").unwrap().lines.is_empty());
+        assert!(scan(b"hay\n\xff\n", "needle").is_none_or(|hits| hits.lines.is_empty()));
     }
 
     #[test]
@@ -676,8 +706,14 @@ mod tests {
             grep(b"\xEF\xBB\xBFneedle\r\nx\r\nneedle", "needle", false, 1, 50),
             "f:1:needle\nf-2-x\nf:3:needle"
         );
-        assert_eq!(grep(b"\xEF\xBB\xBFneedle", "^needle$", true, 0, 50), "f:1:needle");
-        assert_eq!(grep(b"a needle\r\n", "needle$", true, 0, 50), "f:1:a needle");
+        assert_eq!(
+            grep(b"\xEF\xBB\xBFneedle", "^needle$", true, 0, 50),
+            "f:1:needle"
+        );
+        assert_eq!(
+            grep(b"a needle\r\n", "needle$", true, 0, 50),
+            "f:1:a needle"
+        );
     }
 
     #[test]
@@ -697,11 +733,12 @@ mod tests {
             is_match: true,
             text: "0123456789".into(),
         };
-        // "p:1:0123456789" is 14 bytes; two lines and a newline are 29.
-        let mut answer = Answer::new(29, 0);
+        // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30.
+        let mut answer = Answer::new(30, 0);
         answer.push_file(0, "p", &[line(1), line(2), line(3)]);
         assert_eq!(answer.text, "p:1:0123456789\np:2:0123456789");
-        assert_eq!(answer.stop, Some(GrepStop::Output(29)));
+        assert_eq!(answer.stop, Some(Stop::Output));
+        assert_eq!(answer.used, 30);
         assert_eq!(answer.matches, 2);
     }
 
@@ -709,9 +746,17 @@ mod tests {
     fn overflow_stops_the_file() {
         let matcher = compile("x", false).unwrap();
         let file = "x\n".repeat(1000);
-        let hits =
-            scan_file(&mut searcher(0), &matcher, file.as_bytes(), 1000, 10 * LINE_OVERHEAD)
-                .unwrap();
+        let hits = scan_file(
+            &mut searcher(0),
+            &matcher,
+            file.as_bytes(),
+            FileBudget {
+                matches: 1000,
+                bytes: 10 * LINE_OVERHEAD,
+                per_line: LINE_OVERHEAD,
+            },
+        )
+        .unwrap();
         assert!(hits.overflow);
         assert!(hits.lines.len() < 20);
     }
@@ -739,7 +784,11 @@ mod tests {
             EngineError::Fs(FsError::InvalidRegex(..))
         ));
         assert!(compile("(", false).is_ok());
-        assert!(compile(&"x".repeat(100_000), false).is_ok());
+        assert!(compile(&"x".repeat(10_000), false).is_ok());
+        assert_eq!(
+            compile(&"x".repeat(100_000), false).unwrap_err(),
+            FsError::PatternTooLarge("pattern").into()
+        );
         assert_eq!(
             name_filter("src/*.rs").unwrap_err(),
             FsError::GlobWithSlash.into()

@@ -20,16 +20,23 @@ impl Engine {
     }
 
     /// Resolves a path that must already exist (or whose absence is the answer), refusing an
-    /// excluded one.
+    /// excluded one. With `follow`, a link in the last component leads to its target (when the
+    /// root follows links).
     pub(super) fn served_location(
         &self,
         given: &str,
         path: &RelPath,
+        follow: bool,
     ) -> Result<Location, EngineError> {
         if self.root().selector().excludes_ancestor(path) {
             return Err(FsError::NotServed(given.to_owned()).into());
         }
-        self.root().locate(path).map_err(|e| match e {
+        let located = if follow {
+            self.root().locate_target(path)
+        } else {
+            self.root().locate(path)
+        };
+        located.map_err(|e| match e {
             ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
             ChainError::Missing | ChainError::NotDirectory => {
                 FsError::Missing(given.to_owned()).into()
@@ -50,7 +57,7 @@ impl Engine {
         {
             return Err(FsError::DestinationNotServed(given.to_owned()).into());
         }
-        self.root().locate(path).map_err(|e| match e {
+        self.root().locate_target(path).map_err(|e| match e {
             ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
             ChainError::Missing | ChainError::NotDirectory => {
                 FsError::ParentMissing(given.to_owned()).into()
@@ -58,8 +65,9 @@ impl Engine {
         })
     }
 
-    /// Whether the selector serves the file at `path`.
-    pub(super) fn serves_file(&self, path: &RelPath) -> bool {
-        self.root().selector().selects(path.as_str())
+    /// Whether the selector serves the file at `path`, and the file a followed link led to.
+    pub(super) fn serves_file(&self, path: &RelPath, location: &Location) -> bool {
+        let selector = self.root().selector();
+        selector.selects(path.as_str()) && selector.selects(location.path().as_str())
     }
 }

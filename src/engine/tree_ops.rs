@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
 use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath};
@@ -35,7 +36,7 @@ impl Engine {
     pub fn list_entries(&self, given: &str) -> Result<FsAnswer, EngineError> {
         let path = self.fs_path(given)?;
         let _guard = self.lock();
-        let location = self.served_location(given, &path)?;
+        let location = self.served_location(given, &path, true)?;
         match location.node() {
             Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
             Node::Directory(_) => {}
@@ -45,14 +46,29 @@ impl Engine {
         let text = if entries.is_empty() {
             "(empty directory)".to_owned()
         } else {
-            entries
-                .iter()
-                .map(|e| match e.kind {
-                    EntryKind::Directory => format!("{}/", e.name),
-                    EntryKind::File => e.name.clone(),
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
+            let budget = self.root().limits().max_result_bytes - super::text::RESULT_HEADROOM;
+            let mut shown = Vec::new();
+            let mut used = 0;
+            for entry in &entries {
+                let line = match entry.kind {
+                    EntryKind::Directory => format!("{}/", entry.name),
+                    EntryKind::File => entry.name.clone(),
+                };
+                used += escaped_len(&line) + 2;
+                if used > budget {
+                    break;
+                }
+                shown.push(line);
+            }
+            let mut text = shown.join("\n");
+            if shown.len() < entries.len() {
+                text.push_str(&format!(
+                    "\n\n[listed {} of {} entries; the rest did not fit in one answer: use glob with a narrower pattern]",
+                    shown.len(),
+                    entries.len()
+                ));
+            }
+            text
         };
         let revision = self.revision(&location, false);
         Ok(FsAnswer {
@@ -65,17 +81,23 @@ impl Engine {
     pub fn stat_path(&self, given: &str) -> Result<FsAnswer, EngineError> {
         let path = self.fs_path(given)?;
         let _guard = self.lock();
-        let location = self.served_location(given, &path)?;
+        let link = self.served_location(given, &path, false)?;
+        let symlink = matches!(link.node(), Node::Symlink(..));
+        // A followed link is described by its target, and still reported as a link.
+        let location = if symlink && self.root().follows_symlinks() {
+            self.served_location(given, &path, true)?
+        } else {
+            link
+        };
         let node = location.node();
-        let (kind, info, symlink) = match &node {
+        let (kind, info) = match &node {
             Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
-            Node::File(_) if !self.serves_file(&path) => {
+            Node::File(_) if !self.serves_file(&path, &location) => {
                 return Err(FsError::NotServed(given.to_owned()).into());
             }
-            Node::File(info) => ("file", info, false),
-            Node::Directory(info) => ("directory", info, false),
-            Node::Symlink(info, _) => ("other", info, true),
-            Node::Other(info) => ("other", info, false),
+            Node::File(info) => ("file", info),
+            Node::Directory(info) => ("directory", info),
+            Node::Symlink(info, _) | Node::Other(info) => ("other", info),
         };
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let text = format!(
@@ -131,7 +153,7 @@ impl Engine {
                 Err(_) => return Err(FsError::Refused(given.to_owned()).into()),
             }
         }
-        let location = self.served_location(given, &path)?;
+        let location = self.served_location(given, &path, true)?;
         let text = if created {
             format!("Created directory '{given}'")
         } else {
@@ -162,11 +184,11 @@ impl Engine {
             return Err(FsError::MoveIntoItself(from_given.to_owned(), to_given.to_owned()).into());
         }
         let _guard = self.lock();
-        let source = self.served_location(from_given, &from)?;
+        let source = self.served_location(from_given, &from, false)?;
         let source_node = source.node();
         match &source_node {
             Node::Absent => return Err(FsError::Missing(from_given.to_owned()).into()),
-            Node::File(_) if !self.serves_file(&from) => {
+            Node::File(_) if !self.serves_file(&from, &source) => {
                 return Err(FsError::NotServed(from_given.to_owned()).into());
             }
             _ => {}
@@ -211,11 +233,11 @@ impl Engine {
             return Err(FsError::DeleteRoot.into());
         }
         let _guard = self.lock();
-        let location = self.served_location(given, &path)?;
+        let location = self.served_location(given, &path, false)?;
         let node = location.node();
         match &node {
             Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
-            Node::File(_) | Node::Other(_) if !self.serves_file(&path) => {
+            Node::File(_) | Node::Other(_) if !self.serves_file(&path, &location) => {
                 return Err(FsError::NotServed(given.to_owned()).into());
             }
             _ => {}

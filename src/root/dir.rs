@@ -49,7 +49,7 @@ pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, ConfigError> {
 }
 
 /// `path.resolve` semantics: join with the working directory and fold `.`/`..` lexically.
-fn absolutize(path: &Path) -> PathBuf {
+pub(crate) fn absolutize(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -81,7 +81,8 @@ pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
 }
 
 /// Steps from the root through every segment of `path`, each a real directory (never a link).
-/// `None` when a segment is missing, a link, or not a directory.
+/// `None` when a segment is missing, a link, or not a directory. Callers that follow links
+/// resolve the path first.
 pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd> {
     let mut current = reopen(&root).ok()?;
     for segment in path.segments() {

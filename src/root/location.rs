@@ -112,6 +112,34 @@ impl Root {
                 path: path.clone(),
             });
         };
+        let parent = self.resolve(&parent, true)?;
+        let path = match path.file_name() {
+            Some(name) => RelPath::parse(&parent.join(name)).map_err(|_| ChainError::Missing)?,
+            None => parent.clone(),
+        };
+        self.locate_resolved(&path)
+    }
+
+    /// Like [`Root::locate`], following a link in the last component too (when links are
+    /// followed), so the location names what the link points at. A target the selector
+    /// excludes is refused like a link that leaves the root.
+    pub fn locate_target(&self, path: &RelPath) -> Result<Location, ChainError> {
+        let resolved = self.resolve(path, true)?;
+        if resolved != *path && self.selector.excludes_ancestor(&resolved) {
+            return Err(ChainError::ThroughLink);
+        }
+        self.locate_resolved(&resolved)
+    }
+
+    fn locate_resolved(&self, path: &RelPath) -> Result<Location, ChainError> {
+        let Some(parent) = path.parent() else {
+            let dir = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
+            return Ok(Location {
+                dir,
+                name: None,
+                path: path.clone(),
+            });
+        };
         let mut current = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
         for segment in parent.segments() {
             current = match open_dir_at(&current, segment) {
@@ -134,7 +162,7 @@ impl Root {
 }
 
 impl Location {
-    /// The path this location was resolved from.
+    /// The link-free path of this location (the path given, when no link was followed).
     pub fn path(&self) -> &RelPath {
         &self.path
     }

@@ -24,6 +24,7 @@ mod location;
 mod mutate;
 mod open;
 mod relpath;
+mod resolve;
 mod select;
 mod walk;
 
@@ -46,6 +47,10 @@ pub struct Root {
     dir: OwnedFd,
     selector: Selector,
     limits: Limits,
+    /// Follow links whose targets stay inside the root (`--follow-symlinks`).
+    follow_symlinks: bool,
+    /// The root's absolute path as opened: only to recognise absolute link targets under it.
+    base: std::path::PathBuf,
 }
 
 impl Root {
@@ -64,7 +69,20 @@ impl Root {
             dir,
             selector,
             limits,
+            follow_symlinks: false,
+            base: dir::absolutize(path.as_ref()),
         })
+    }
+
+    /// Follows symbolic links whose targets stay inside the root, instead of skipping them.
+    pub fn with_follow_symlinks(mut self, follow: bool) -> Root {
+        self.follow_symlinks = follow;
+        self
+    }
+
+    /// Whether links inside the root are followed.
+    pub fn follows_symlinks(&self) -> bool {
+        self.follow_symlinks
     }
 
     /// The selector this root serves through.

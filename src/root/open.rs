@@ -75,15 +75,36 @@ impl Root {
         if self.selector.excludes_ancestor(path) {
             return Err(RootError::Excluded);
         }
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        let (Some(parent), Some(_)) = (path.parent(), path.file_name()) else {
             return Err(RootError::NotReadable);
         };
-        let Some(dir) = open_dir_chain(&self.dir, &parent) else {
+        let parent = self
+            .resolve(&parent, true)
+            .map_err(|_| RootError::NotServed)?;
+        let Some(_) = open_dir_chain(&self.dir, &parent) else {
             return Err(RootError::NotServed);
         };
-        if !self.selector.selects(path.as_str()) || is_temp_name(name) {
+        if !self.selector.selects(path.as_str()) {
             return Err(RootError::NotServed);
         }
+        // With links followed, what the path finally names must be served as well.
+        let target = self
+            .resolve(path, true)
+            .map_err(|_| RootError::NotReadable)?;
+        if target != *path
+            && (self.selector.excludes_ancestor(&target) || !self.selector.selects(target.as_str()))
+        {
+            return Err(RootError::NotReadable);
+        }
+        let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+            return Err(RootError::NotReadable);
+        };
+        if is_temp_name(name) {
+            return Err(RootError::NotServed);
+        }
+        let Some(dir) = open_dir_chain(&self.dir, &parent) else {
+            return Err(RootError::NotReadable);
+        };
         let file = open_regular(&dir, name)?;
         if file.identity.size > self.limits.max_file_bytes {
             return Err(RootError::TooLarge);
@@ -96,6 +117,9 @@ impl Root {
     /// [`RootError::NotReadable`].
     pub fn open_entry(&self, entry: &FileEntry) -> Result<ReadFile, RootError> {
         let path = RelPath::from_walk(entry.path.clone()).ok_or(RootError::NotReadable)?;
+        let path = self
+            .resolve(&path, true)
+            .map_err(|_| RootError::NotReadable)?;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(RootError::NotReadable);
         };

@@ -53,6 +53,24 @@ struct Walk<'a, 'b> {
     budget: &'a mut Budget<'b>,
     files: &'a mut Vec<FileEntry>,
     directories: Option<&'a mut Vec<String>>,
+    /// (device, inode) of the directories on the current descent, against link cycles.
+    ancestors: Vec<(u64, u64)>,
+}
+
+/// An entry as a walk sees it: its own `lstat`, or, for a followed link, the `lstat` of the
+/// link-free path it resolves to.
+struct Seen {
+    stat: rustix::fs::Stat,
+    target: Option<RelPath>,
+}
+
+impl Seen {
+    /// A followed link's target must be served as well as the link's own path.
+    fn target_selected(&self, selector: &super::Selector) -> bool {
+        self.target
+            .as_ref()
+            .is_none_or(|t| selector.selects(t.as_str()))
+    }
 }
 
 /// Tree order: compares path segment by segment (each in UTF-16 order), so a directory's
@@ -144,6 +162,7 @@ impl Root {
             budget: &mut budget,
             files,
             directories: directories.as_deref_mut(),
+            ancestors: Vec::new(),
         };
         self.walk(&dir, &RelPath::root(), 0, &mut walk)
     }
@@ -164,28 +183,37 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(stat) = lstat_at(dir, &name) else {
+            let Some(seen) = self.see(dir, &name, &child) else {
                 continue;
             };
+            let stat = seen.stat;
             match file_type(&stat) {
                 FileType::Directory
                     if scope.contains(child.as_str()) || scope.is_below(child.as_str()) =>
                 {
+                    let key = (stat.st_dev as u64, stat.st_ino as u64);
+                    if walk.ancestors.contains(&key) {
+                        continue; // a followed link back into its own ancestry
+                    }
                     // A directory swapped for a link after the lstat fails to open here.
-                    if let Ok(sub) = open_dir_at(dir, &name) {
+                    if let Some(sub) = self.open_seen(dir, &name, &seen) {
                         if scope.contains(child.as_str())
                             && child != *scope
                             && let Some(directories) = walk.directories.as_deref_mut()
                         {
                             directories.push(child.as_str().to_owned());
                         }
-                        self.walk(&sub, &child, depth + 1, walk)?;
+                        walk.ancestors.push(key);
+                        let walked = self.walk(&sub, &child, depth + 1, walk);
+                        walk.ancestors.pop();
+                        walked?;
                     }
                 }
                 FileType::RegularFile => {
                     let identity = Identity::of(&stat);
                     if scope.contains(child.as_str())
                         && self.selector.selects(child.as_str())
+                        && seen.target_selected(&self.selector)
                         && identity.size <= self.limits.max_file_bytes
                     {
                         if walk.files.len() as u64 >= self.limits.max_files {
@@ -225,7 +253,13 @@ impl Root {
         if self.selector.excludes_ancestor(prefix) {
             return Ok(Vec::new());
         }
-        let Some(dir) = open_dir_chain(&self.dir, prefix) else {
+        let Ok(resolved) = self.resolve(prefix, true) else {
+            return Ok(Vec::new());
+        };
+        if self.selector.excludes_ancestor(&resolved) {
+            return Ok(Vec::new());
+        }
+        let Some(dir) = open_dir_chain(&self.dir, &resolved) else {
             return Ok(Vec::new());
         };
         let mut budget = Budget::new(self);
@@ -239,21 +273,29 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(stat) = lstat_at(&dir, &name) else {
+            let Some(seen) = self.see(&dir, &name, &child) else {
                 continue;
             };
-            let kind = match file_type(&stat) {
+            let kind = match file_type(&seen.stat) {
                 FileType::Directory => {
-                    let Ok(sub) = open_dir_at(&dir, &name) else {
+                    let Some(sub) = self.open_seen(&dir, &name, &seen) else {
                         continue;
                     };
                     let shown = selected_directories && self.selector.selects(child.as_str());
-                    if !shown && !self.probe(&sub, &child, depth + 1, &mut budget)? {
+                    let mut ancestors = vec![(seen.stat.st_dev as u64, seen.stat.st_ino as u64)];
+                    if !shown
+                        && !self.probe(&sub, &child, depth + 1, &mut budget, &mut ancestors)?
+                    {
                         continue;
                     }
                     EntryKind::Directory
                 }
-                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => EntryKind::File,
+                FileType::RegularFile
+                    if self.serves_file(child.as_str(), &seen.stat)
+                        && seen.target_selected(&self.selector) =>
+                {
+                    EntryKind::File
+                }
                 _ => continue,
             };
             if listed.len() as u64 >= self.limits.max_files {
@@ -266,6 +308,33 @@ impl Root {
             });
         }
         Ok(listed)
+    }
+
+    /// How a walk sees `name` in `dir`: its own `lstat`, or with links followed, the `lstat`
+    /// of the served, link-free path a link resolves to. `None` for what is skipped.
+    fn see(&self, dir: &OwnedFd, name: &str, child: &RelPath) -> Option<Seen> {
+        let stat = lstat_at(dir, name)?;
+        if file_type(&stat) != FileType::Symlink || !self.follow_symlinks {
+            return Some(Seen { stat, target: None });
+        }
+        let target = self.resolve(child, true).ok()?;
+        if self.selector.excludes_ancestor(&target) {
+            return None;
+        }
+        let parent = open_dir_chain(&self.dir, &target.parent()?)?;
+        let stat = lstat_at(&parent, target.file_name()?)?;
+        (file_type(&stat) != FileType::Symlink).then_some(Seen {
+            stat,
+            target: Some(target),
+        })
+    }
+
+    /// Opens a directory a walk saw, through the link-free path when it was reached by a link.
+    fn open_seen(&self, dir: &OwnedFd, name: &str, seen: &Seen) -> Option<OwnedFd> {
+        match &seen.target {
+            Some(target) => open_dir_chain(&self.dir, target),
+            None => open_dir_at(dir, name).ok(),
+        }
     }
 
     fn serves_file(&self, path: &str, stat: &rustix::fs::Stat) -> bool {
@@ -281,6 +350,7 @@ impl Root {
         path: &RelPath,
         depth: u64,
         budget: &mut Budget<'_>,
+        ancestors: &mut Vec<(u64, u64)>,
     ) -> Result<bool, RootError> {
         budget.enter(depth)?;
         let mut subdirectories = Vec::new();
@@ -291,22 +361,32 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(stat) = lstat_at(dir, &name) else {
+            let Some(seen) = self.see(dir, &name, &child) else {
                 continue;
             };
-            match file_type(&stat) {
-                FileType::RegularFile if self.serves_file(child.as_str(), &stat) => {
+            match file_type(&seen.stat) {
+                FileType::RegularFile
+                    if self.serves_file(child.as_str(), &seen.stat)
+                        && seen.target_selected(&self.selector) =>
+                {
                     return Ok(true);
                 }
-                FileType::Directory => subdirectories.push((name, child)),
+                FileType::Directory => subdirectories.push((name, child, seen)),
                 _ => {}
             }
         }
-        for (name, child) in subdirectories {
-            if let Ok(sub) = open_dir_at(dir, &name)
-                && self.probe(&sub, &child, depth + 1, budget)?
-            {
-                return Ok(true);
+        for (name, child, seen) in subdirectories {
+            let key = (seen.stat.st_dev as u64, seen.stat.st_ino as u64);
+            if ancestors.contains(&key) {
+                continue;
+            }
+            if let Some(sub) = self.open_seen(dir, &name, &seen) {
+                ancestors.push(key);
+                let found = self.probe(&sub, &child, depth + 1, budget, ancestors);
+                ancestors.pop();
+                if found? {
+                    return Ok(true);
+                }
             }
         }
         Ok(false)

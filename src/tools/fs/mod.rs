@@ -7,6 +7,8 @@
 
 mod delete;
 mod edit;
+mod glob;
+mod grep;
 mod list;
 mod mkdir;
 mod move_path;
@@ -39,6 +41,8 @@ pub fn tools(_limits: &Limits, prefix: &str) -> Vec<ToolSpec> {
         write::spec(),
         edit::spec(),
         list::spec(),
+        glob::spec(),
+        grep::spec(),
         stat::spec(),
         mkdir::spec(),
         move_path::spec(),

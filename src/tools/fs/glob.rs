@@ -1,0 +1,49 @@
+//! `glob`: files whose names match a pattern, at any depth below a directory.
+
+use serde_json::{Map, Value, json};
+
+use super::{answer, object_schema, path_or_root, str_arg};
+use crate::engine::{Engine, EngineError};
+use crate::tools::{ToolOutput, ToolSpec};
+
+pub(super) fn spec() -> ToolSpec {
+    ToolSpec {
+        name: "glob".into(),
+        title: "Find files by name",
+        description: "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. '*' matches any run of characters and '?' one character, never across '/'; the rest is literal and case-sensitive. A pattern without '/' matches names at any depth; one with '/' matches paths relative to path. Matches names only: use grep to search contents.",
+        input_schema: object_schema(
+            vec![
+                ("pattern", json!({"type": "string"})),
+                ("path", json!({"type": "string", "default": "."})),
+            ],
+            &["pattern"],
+        ),
+        output_schema: None,
+        read_only: true,
+        hints: true,
+        reserved: &[],
+        handler: call,
+    }
+}
+
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
+    Ok(answer(engine.glob(
+        str_arg(arguments, "pattern"),
+        path_or_root(arguments, "path"),
+    )?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_and_annotations() {
+        let spec = spec();
+        assert_eq!(spec.input_schema["required"], json!(["pattern"]));
+        assert_eq!(spec.input_schema["properties"]["path"]["default"], ".");
+        assert_eq!(spec.input_schema["additionalProperties"], false);
+        assert!(spec.read_only && spec.hints && spec.output_schema.is_none());
+        assert!(spec.description.len() < 400, "{}", spec.description.len());
+    }
+}

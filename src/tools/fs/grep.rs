@@ -1,0 +1,87 @@
+//! `grep`: lines of text files matching a literal or a regex, in GNU grep's layout.
+
+use serde_json::{Map, Value, json};
+
+use super::{answer, object_schema, path_or_root, str_arg};
+use crate::engine::{Engine, EngineError, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
+use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
+
+/// `max-results` when not given.
+const DEFAULT_MAX_RESULTS: u64 = 50;
+
+pub(super) fn spec() -> ToolSpec {
+    ToolSpec {
+        name: "grep".into(),
+        title: "Search file contents",
+        description: "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a file-name filter such as '*.rs'. Stops after max-results matching lines; binary and non-UTF-8 files are skipped.",
+        input_schema: object_schema(
+            vec![
+                ("pattern", json!({"type": "string"})),
+                ("path", json!({"type": "string", "default": "."})),
+                ("regex", json!({"type": "boolean", "default": false})),
+                ("glob", json!({"type": "string"})),
+                (
+                    "context",
+                    json!({"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "default": 0}),
+                ),
+                (
+                    "max-results",
+                    json!({"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": DEFAULT_MAX_RESULTS}),
+                ),
+            ],
+            &["pattern"],
+        ),
+        output_schema: None,
+        read_only: true,
+        hints: true,
+        reserved: &[],
+        handler: call,
+    }
+}
+
+fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
+    let context = arguments
+        .get("context")
+        .and_then(|v| v.as_u64().or_else(|| positive_safe_integer(v)))
+        .unwrap_or(0);
+    let query = GrepQuery {
+        pattern: str_arg(arguments, "pattern"),
+        path: path_or_root(arguments, "path"),
+        regex: arguments
+            .get("regex")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        glob: optional_str(arguments, "glob"),
+        context: usize::try_from(context).unwrap_or(MAX_CONTEXT),
+        max_results: arguments
+            .get("max-results")
+            .and_then(positive_safe_integer)
+            .unwrap_or(DEFAULT_MAX_RESULTS),
+    };
+    Ok(answer(engine.grep(&query)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_and_annotations() {
+        let spec = spec();
+        let schema = &spec.input_schema;
+        assert_eq!(schema["required"], json!(["pattern"]));
+        assert_eq!(
+            schema["properties"]["context"],
+            json!({"type": "integer", "minimum": 0, "maximum": 20, "default": 0})
+        );
+        assert_eq!(
+            schema["properties"]["max-results"],
+            json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 50})
+        );
+        assert_eq!(schema["properties"]["regex"]["default"], false);
+        assert!(schema["properties"]["glob"].get("default").is_none());
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(spec.read_only && spec.hints && spec.output_schema.is_none());
+        assert!(spec.description.len() < 400, "{}", spec.description.len());
+    }
+}
