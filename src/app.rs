@@ -2,7 +2,7 @@
 //!
 //! Both forms of configuration go through one path. The flag form is a [`ServeConfig`] of one
 //! root; a `--config` file gives one or more. Each root is opened in order, validating as
-//! ptc-fs-mcp does (includes, links, limits, root, cursor key), and its tools are added to the
+//! ptc-fs-mcp does (includes, limits, root, cursor key), and its tools are added to the
 //! one [`Registry`], where a name published twice is refused. Start-up warnings are collected
 //! per root.
 

@@ -153,7 +153,7 @@ impl Root {
         &self,
         scope: &RelPath,
         files: &mut Vec<FileEntry>,
-        mut directories: Option<&mut Vec<String>>,
+        directories: Option<&mut Vec<String>>,
     ) -> Result<(), RootError> {
         let mut budget = Budget::new(self);
         let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
@@ -161,7 +161,7 @@ impl Root {
             scope,
             budget: &mut budget,
             files,
-            directories: directories.as_deref_mut(),
+            directories,
             ancestors: Vec::new(),
         };
         self.walk(&dir, &RelPath::root(), 0, &mut walk)
@@ -191,7 +191,7 @@ impl Root {
                 FileType::Directory
                     if scope.contains(child.as_str()) || scope.is_below(child.as_str()) =>
                 {
-                    let key = (stat.st_dev as u64, stat.st_ino as u64);
+                    let key = dir_key(&stat);
                     if walk.ancestors.contains(&key) {
                         continue; // a followed link back into its own ancestry
                     }
@@ -282,7 +282,7 @@ impl Root {
                         continue;
                     };
                     let shown = selected_directories && self.selector.selects(child.as_str());
-                    let mut ancestors = vec![(seen.stat.st_dev as u64, seen.stat.st_ino as u64)];
+                    let mut ancestors = vec![dir_key(&seen.stat)];
                     if !shown
                         && !self.probe(&sub, &child, depth + 1, &mut budget, &mut ancestors)?
                     {
@@ -376,7 +376,7 @@ impl Root {
             }
         }
         for (name, child, seen) in subdirectories {
-            let key = (seen.stat.st_dev as u64, seen.stat.st_ino as u64);
+            let key = dir_key(&seen.stat);
             if ancestors.contains(&key) {
                 continue;
             }
@@ -391,4 +391,10 @@ impl Root {
         }
         Ok(false)
     }
+}
+
+/// (device, inode) of a directory, to recognise it when a followed link leads back to it.
+fn dir_key(stat: &rustix::fs::Stat) -> (u64, u64) {
+    let identity = Identity::of(stat);
+    (identity.dev, identity.ino)
 }

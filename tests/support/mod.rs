@@ -30,6 +30,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+pub mod fs;
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_fsmcp");
 /// The crate version, which the server announces.

@@ -1,0 +1,573 @@
+//! Confinement of the fs tools: every location argument refuses the spellings that could leave
+//! or alias outside the root, no symbolic link is a door out of it for a reader or a mutator,
+//! and no answer names a host path.
+
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use serde_json::{Value, json};
+use support::fs::*;
+use support::*;
+
+const MARKER: &str = "outside marker\n";
+
+fn outside() -> Tree {
+    Tree::new()
+        .file("marker.txt", MARKER)
+        .file("sub/deep.txt", "outside deep\n")
+}
+
+/// A root holding ordinary entries and every kind of link that points out of it.
+fn linked_tree(outside: &Tree) -> Tree {
+    let outside_name = outside
+        .path()
+        .file_name()
+        .expect("outside name")
+        .to_str()
+        .expect("utf-8")
+        .to_owned();
+    Tree::new()
+        .file("a.txt", "inside\n")
+        .file("d/x.txt", "x\n")
+        // A link to a file outside, absolute and relative.
+        .symlink("link-file", outside.join("marker.txt"))
+        .symlink("rel-link", format!("../{outside_name}/marker.txt"))
+        // A link to a directory outside, used as a directory (an ancestor) by most calls.
+        .symlink("via", outside.path())
+        // Dangling links whose targets would be created outside.
+        .symlink("dangling", outside.join("created.txt"))
+        .symlink("dangling-dir", outside.join("newdir"))
+}
+
+/// Every spelling a location argument refuses.
+fn invalid_paths() -> Vec<&'static str> {
+    vec![
+        "../x",
+        "..",
+        "/etc/passwd",
+        "/",
+        "a/../b",
+        "./a.txt",
+        "a/./b",
+        "C:\\x",
+        "C:/x",
+        "c:foo",
+        "\\\\server\\share",
+        "a\\b",
+        "a\u{0}b",
+        "CON",
+        "con",
+        "nul.txt",
+        "d/COM1",
+        "lpt9.log",
+        "AUX",
+    ]
+}
+
+/// Each tool's calls with `path` in one location argument.
+fn location_calls(path: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        ("fs_read", json!({"path": path})),
+        ("fs_write", json!({"path": path, "content": "x"})),
+        (
+            "fs_edit",
+            json!({"path": path, "old-string": "inside", "new-string": "x"}),
+        ),
+        ("fs_list", json!({"path": path})),
+        ("fs_glob", json!({"pattern": "*", "path": path})),
+        ("fs_grep", json!({"pattern": "inside", "path": path})),
+        ("fs_stat", json!({"path": path})),
+        ("fs_mkdir", json!({"path": path})),
+        ("fs_move", json!({"from": path, "to": "moved.txt"})),
+        ("fs_move", json!({"from": "a.txt", "to": path})),
+        ("fs_delete", json!({"path": path, "recursive": true})),
+    ]
+}
+
+#[test]
+fn every_location_argument_refuses_every_escaping_spelling() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let root_before = snapshot(tree.path());
+    let outside_before = snapshot(outside.path());
+    let mut server = fs_server(&tree);
+    for path in invalid_paths() {
+        for (tool, args) in location_calls(path) {
+            assert_eq!(
+                fs_error(&mut server, tool, args.clone()),
+                invalid_path(path),
+                "{tool} {args}"
+            );
+        }
+    }
+    assert_eq!(snapshot(tree.path()), root_before);
+    assert_eq!(snapshot(outside.path()), outside_before);
+}
+
+#[test]
+fn the_host_path_of_the_root_is_just_an_invalid_path() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    let host = tree.join("a.txt").to_str().expect("utf-8").to_owned();
+    for (tool, args) in location_calls(&host) {
+        assert_eq!(
+            fs_error(&mut server, tool, args.clone()),
+            invalid_path(&host),
+            "{tool} {args}"
+        );
+    }
+    assert_eq!(tree.bytes("a.txt"), b"inside\n");
+}
+
+// ---- readers --------------------------------------------------------------------------------
+
+#[test]
+fn a_link_to_a_file_outside_is_never_read() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for path in ["link-file", "rel-link", "dangling"] {
+        for args in [
+            json!({"path": path}),
+            json!({"path": path, "offset": 1, "limit": 5}),
+        ] {
+            let message = fs_error(&mut server, "fs_read", args.clone());
+            assert!(!message.contains("outside marker"), "{args}: {message}");
+        }
+    }
+}
+
+#[test]
+fn a_path_through_a_linked_directory_is_refused_by_readers() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    let mut wrong = Vec::new();
+    for (tool, args, path) in [
+        (
+            "fs_read",
+            json!({"path": "via/marker.txt"}),
+            "via/marker.txt",
+        ),
+        (
+            "fs_read",
+            json!({"path": "via/sub/deep.txt"}),
+            "via/sub/deep.txt",
+        ),
+        ("fs_list", json!({"path": "via/sub"}), "via/sub"),
+        (
+            "fs_stat",
+            json!({"path": "via/marker.txt"}),
+            "via/marker.txt",
+        ),
+    ] {
+        let message = fs_error(&mut server, tool, args.clone());
+        if message != through_symlink(path) {
+            wrong.push(format!("{tool} {args}: {message}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn a_link_to_a_directory_outside_is_never_listed() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    let message = fs_error(&mut server, "fs_list", json!({"path": "via"}));
+    assert!(!message.contains("marker.txt"), "{message}");
+    assert_eq!(
+        fs_text(&mut server, "fs_list", json!({})),
+        "a.txt\nd/",
+        "links are not shown"
+    );
+}
+
+#[test]
+fn searches_never_reach_outside_through_a_link() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    let found = server.call_result("fs_grep", json!({"pattern": "outside"}));
+    assert!(!found.to_string().contains("outside marker"), "{found}");
+    assert!(!found.to_string().contains("outside deep"), "{found}");
+    let globbed = server.call_result("fs_glob", json!({"pattern": "*.txt"}));
+    let text = globbed.to_string();
+    assert!(
+        !text.contains("marker.txt") && !text.contains("deep.txt"),
+        "{text}"
+    );
+}
+
+// ---- mutators -------------------------------------------------------------------------------
+
+/// Makes one call and checks that the directory outside the root is exactly as it was.
+fn outside_untouched(server: &mut Server, outside: &Tree, tool: &str, args: Value) -> Value {
+    let before = snapshot(outside.path());
+    let result = server.call_result(tool, args.clone());
+    assert_eq!(
+        snapshot(outside.path()),
+        before,
+        "{tool} {args} changed the outside: {result}"
+    );
+    result
+}
+
+#[test]
+fn writes_and_edits_never_change_or_create_anything_outside() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for (tool, args) in [
+        (
+            "fs_write",
+            json!({"path": "link-file", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "rel-link", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "dangling", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "via/marker.txt", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "via/new.txt", "content": "pwned\n"}),
+        ),
+        (
+            "fs_edit",
+            json!({"path": "link-file", "old-string": "outside", "new-string": "pwned"}),
+        ),
+        (
+            "fs_edit",
+            json!({"path": "rel-link", "old-string": "outside", "new-string": "pwned"}),
+        ),
+        (
+            "fs_edit",
+            json!({"path": "via/marker.txt", "old-string": "outside", "new-string": "pwned"}),
+        ),
+    ] {
+        outside_untouched(&mut server, &outside, tool, args);
+    }
+    assert_eq!(outside.bytes("marker.txt"), MARKER.as_bytes());
+}
+
+#[test]
+fn a_mutation_through_a_linked_directory_is_refused() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    let mut wrong = Vec::new();
+    for (tool, args, path) in [
+        (
+            "fs_write",
+            json!({"path": "via/new.txt", "content": "x"}),
+            "via/new.txt",
+        ),
+        (
+            "fs_edit",
+            json!({"path": "via/marker.txt", "old-string": "outside", "new-string": "x"}),
+            "via/marker.txt",
+        ),
+        ("fs_mkdir", json!({"path": "via/newdir"}), "via/newdir"),
+        (
+            "fs_move",
+            json!({"from": "via/marker.txt", "to": "stolen.txt"}),
+            "via/marker.txt",
+        ),
+        (
+            "fs_move",
+            json!({"from": "a.txt", "to": "via/a.txt"}),
+            "via/a.txt",
+        ),
+        (
+            "fs_delete",
+            json!({"path": "via/marker.txt"}),
+            "via/marker.txt",
+        ),
+        (
+            "fs_delete",
+            json!({"path": "via/sub", "recursive": true}),
+            "via/sub",
+        ),
+    ] {
+        let result = outside_untouched(&mut server, &outside, tool, args.clone());
+        let message = error_text(tool, &args, &result);
+        if message != through_symlink(path) {
+            wrong.push(format!("{tool} {args}: {message}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert_eq!(tree.bytes("a.txt"), b"inside\n");
+    assert!(!tree.names("").contains(&"stolen.txt".to_owned()));
+}
+
+#[test]
+fn mkdir_never_creates_a_directory_outside() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for path in [
+        "dangling-dir",
+        "dangling-dir/deeper",
+        "via/sub/newdir",
+        "link-file",
+    ] {
+        outside_untouched(&mut server, &outside, "fs_mkdir", json!({"path": path}));
+    }
+    assert!(!outside.join("newdir").exists());
+}
+
+#[test]
+fn a_move_of_a_link_moves_the_link_and_never_its_target() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for (from, to) in [
+        ("link-file", "d/renamed-link"),
+        ("via", "d/renamed-dir"),
+        ("dangling", "d/renamed-dangling"),
+    ] {
+        outside_untouched(
+            &mut server,
+            &outside,
+            "fs_move",
+            json!({"from": from, "to": to}),
+        );
+    }
+    assert_eq!(outside.bytes("marker.txt"), MARKER.as_bytes());
+}
+
+#[test]
+fn a_move_cannot_bring_an_outside_file_in_or_send_an_inside_file_out() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let root_before = snapshot(tree.path());
+    let mut server = fs_server(&tree);
+    for (from, to) in [
+        ("via/marker.txt", "stolen.txt"),
+        ("via/sub", "stolen"),
+        ("a.txt", "via/a.txt"),
+        ("d", "via/d"),
+        ("a.txt", "dangling"),
+    ] {
+        let result = outside_untouched(
+            &mut server,
+            &outside,
+            "fs_move",
+            json!({"from": from, "to": to}),
+        );
+        assert_eq!(result["isError"], true, "{from} -> {to}: {result}");
+    }
+    assert_eq!(snapshot(tree.path()), root_before);
+}
+
+#[test]
+fn deleting_a_link_to_outside_removes_only_the_link() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for (args, message) in [
+        (
+            json!({"path": "link-file"}),
+            "Deleted symbolic link 'link-file'",
+        ),
+        (
+            json!({"path": "via", "recursive": true}),
+            "Deleted symbolic link 'via'",
+        ),
+        (
+            json!({"path": "dangling"}),
+            "Deleted symbolic link 'dangling'",
+        ),
+    ] {
+        let result = outside_untouched(&mut server, &outside, "fs_delete", args.clone());
+        assert_eq!(result["content"][0]["text"], message, "{args}: {result}");
+    }
+    assert_eq!(tree.names(""), ["a.txt", "d", "dangling-dir", "rel-link"]);
+}
+
+#[test]
+fn a_recursive_delete_of_the_linked_directory_as_a_path_is_refused() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for path in ["via/sub", "via/sub/deep.txt"] {
+        outside_untouched(
+            &mut server,
+            &outside,
+            "fs_delete",
+            json!({"path": path, "recursive": true}),
+        );
+    }
+}
+
+// ---- the server afterwards, and what it says ------------------------------------------------
+
+/// Every call of the file, with the host paths its answers must never contain.
+fn every_kind_of_call() -> Vec<(&'static str, Value)> {
+    let mut calls = vec![
+        ("fs_read", json!({"path": "a.txt"})),
+        ("fs_read", json!({"path": "link-file"})),
+        ("fs_read", json!({"path": "rel-link"})),
+        ("fs_read", json!({"path": "dangling"})),
+        ("fs_read", json!({"path": "via/marker.txt"})),
+        ("fs_read", json!({"path": "missing.txt"})),
+        ("fs_read", json!({"path": "d"})),
+        ("fs_list", json!({})),
+        ("fs_list", json!({"path": "via"})),
+        ("fs_list", json!({"path": "via/sub"})),
+        ("fs_list", json!({"path": "a.txt"})),
+        ("fs_stat", json!({"path": "link-file"})),
+        ("fs_stat", json!({"path": "via"})),
+        ("fs_stat", json!({"path": "dangling"})),
+        ("fs_stat", json!({"path": "via/marker.txt"})),
+        ("fs_glob", json!({"pattern": "*"})),
+        ("fs_grep", json!({"pattern": "marker"})),
+        ("fs_write", json!({"path": "link-file", "content": "x"})),
+        ("fs_write", json!({"path": "via/x.txt", "content": "x"})),
+        ("fs_write", json!({"path": "nodir/x.txt", "content": "x"})),
+        ("fs_write", json!({"path": "d", "content": "x"})),
+        (
+            "fs_edit",
+            json!({"path": "a.txt", "old-string": "nothing", "new-string": "x"}),
+        ),
+        ("fs_mkdir", json!({"path": "via/m"})),
+        ("fs_mkdir", json!({"path": "dangling-dir"})),
+        ("fs_move", json!({"from": "via/marker.txt", "to": "m.txt"})),
+        ("fs_move", json!({"from": "a.txt", "to": "via/a.txt"})),
+        ("fs_move", json!({"from": "a.txt", "to": "d"})),
+        ("fs_delete", json!({"path": "via/marker.txt"})),
+        ("fs_delete", json!({"path": "d"})),
+        ("fs_delete", json!({"path": "."})),
+    ];
+    for path in invalid_paths() {
+        calls.push(("fs_read", json!({"path": path})));
+    }
+    calls
+}
+
+#[test]
+fn no_answer_names_a_host_path() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let root = tree.path().to_str().expect("utf-8").to_owned();
+    let outside_root = outside.path().to_str().expect("utf-8").to_owned();
+    let mut server = fs_server(&tree);
+    for (tool, args) in every_kind_of_call() {
+        let result = server.call_result(tool, args.clone());
+        let text = result.to_string();
+        for host in [root.as_str(), outside_root.as_str(), "/tmp/"] {
+            assert!(!text.contains(host), "{tool} {args} leaked {host}: {text}");
+        }
+    }
+}
+
+#[test]
+fn the_server_still_answers_after_every_refusal() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server(&tree);
+    for (tool, args) in every_kind_of_call() {
+        server.call_result(tool, args);
+    }
+    assert_eq!(
+        fs_text(&mut server, "fs_read", json!({"path": "a.txt"})),
+        "inside\n"
+    );
+    assert_eq!(outside.bytes("marker.txt"), MARKER.as_bytes());
+    assert_eq!(outside.bytes("sub/deep.txt"), b"outside deep\n");
+}
+
+// ---- with --follow-symlinks -----------------------------------------------------------------
+
+#[test]
+fn following_links_still_never_reads_outside() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    for (tool, args) in [
+        ("fs_read", json!({"path": "link-file"})),
+        ("fs_read", json!({"path": "rel-link"})),
+        ("fs_read", json!({"path": "via/marker.txt"})),
+        ("fs_read", json!({"path": "via/sub/deep.txt"})),
+        ("fs_list", json!({"path": "via"})),
+        ("fs_list", json!({"path": "via/sub"})),
+    ] {
+        let message = fs_error(&mut server, tool, args.clone());
+        assert!(
+            !message.contains("outside marker") && !message.contains("outside deep"),
+            "{tool} {args}: {message}"
+        );
+    }
+    let found = server.call_result("fs_grep", json!({"pattern": "outside"}));
+    assert!(!found.to_string().contains("outside marker"), "{found}");
+}
+
+#[test]
+fn following_links_still_never_changes_anything_outside() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    for (tool, args) in [
+        (
+            "fs_write",
+            json!({"path": "link-file", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "rel-link", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "dangling", "content": "pwned\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"path": "via/new.txt", "content": "pwned\n"}),
+        ),
+        (
+            "fs_edit",
+            json!({"path": "link-file", "old-string": "outside", "new-string": "pwned"}),
+        ),
+        ("fs_mkdir", json!({"path": "via/newdir"})),
+        ("fs_mkdir", json!({"path": "dangling-dir"})),
+        (
+            "fs_move",
+            json!({"from": "via/marker.txt", "to": "stolen.txt"}),
+        ),
+        ("fs_move", json!({"from": "a.txt", "to": "via/a.txt"})),
+        ("fs_delete", json!({"path": "via/marker.txt"})),
+        ("fs_delete", json!({"path": "via/sub", "recursive": true})),
+        ("fs_delete", json!({"path": "via", "recursive": true})),
+    ] {
+        outside_untouched(&mut server, &outside, tool, args);
+    }
+    assert_eq!(outside.bytes("marker.txt"), MARKER.as_bytes());
+    assert_eq!(tree.bytes("a.txt"), b"inside\n");
+}
+
+#[test]
+fn following_links_reads_through_a_link_that_stays_inside() {
+    let tree = Tree::new()
+        .file("real/inner.txt", "inner\n")
+        .symlink("alias.txt", "real/inner.txt")
+        .symlink("alias", "real");
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    assert_eq!(
+        fs_text(&mut server, "fs_read", json!({"path": "alias.txt"})),
+        "inner\n"
+    );
+    assert_eq!(
+        fs_text(&mut server, "fs_read", json!({"path": "alias/inner.txt"})),
+        "inner\n"
+    );
+}

@@ -1,0 +1,603 @@
+//! `fs_write` and `fs_edit`: the reference examples byte for byte, what a write replaces and
+//! keeps, the uniqueness rules of an edit, and its byte fidelity (BOM, CRLF, Unicode
+//! normalization).
+
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::os::unix::fs::MetadataExt;
+use support::fs::*;
+use support::*;
+
+// ---- write ----------------------------------------------------------------------------------
+
+fn write(server: &mut Server, path: &str, content: &str) -> String {
+    fs_text(
+        server,
+        "fs_write",
+        json!({"path": path, "content": content}),
+    )
+}
+
+#[test]
+fn the_reference_write_reports_its_byte_count() {
+    let tree = Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        write(&mut server, "notes/todo.md", "- done\n"),
+        "Wrote 7 bytes to 'notes/todo.md'"
+    );
+    assert_eq!(tree.bytes("notes/todo.md"), b"- done\n");
+}
+
+#[test]
+fn the_byte_count_is_of_utf8_bytes() {
+    let tree = Tree::new();
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        write(&mut server, "caf\u{e9}.txt", "\u{e9}\u{1f600}\n"),
+        "Wrote 7 bytes to 'caf\u{e9}.txt'"
+    );
+    assert_eq!(tree.bytes("caf\u{e9}.txt"), "\u{e9}\u{1f600}\n".as_bytes());
+}
+
+#[test]
+fn a_write_whose_parent_is_missing_is_refused_and_creates_nothing() {
+    let tree = Tree::new().file("notes/todo.md", "x");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "new/todo.md", "content": "x"})
+        ),
+        "Parent directory of 'new/todo.md' does not exist; create it with the mkdir tool first"
+    );
+    assert_eq!(tree.names(""), ["notes"]);
+}
+
+#[test]
+fn a_write_creates_a_new_file_in_an_existing_directory() {
+    let tree = Tree::new().dir("notes");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        write(&mut server, "notes/new.md", "fresh\n"),
+        "Wrote 6 bytes to 'notes/new.md'"
+    );
+    assert_eq!(tree.bytes("notes/new.md"), b"fresh\n");
+}
+
+#[test]
+fn a_write_replaces_all_existing_content() {
+    let tree = Tree::new().file("f.txt", "a much longer old content\nwith two lines\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        write(&mut server, "f.txt", "new"),
+        "Wrote 3 bytes to 'f.txt'"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"new");
+}
+
+#[test]
+fn empty_content_leaves_an_empty_file() {
+    let tree = Tree::new().file("f.txt", "something");
+    let mut server = fs_server(&tree);
+    assert_eq!(write(&mut server, "f.txt", ""), "Wrote 0 bytes to 'f.txt'");
+    assert_eq!(tree.bytes("f.txt"), b"");
+}
+
+#[test]
+fn content_is_written_byte_for_byte() {
+    let tree = Tree::new();
+    let mut server = fs_server(&tree);
+    let content = "\u{feff}cafe\u{301}\r\nline two\rthree\n\n";
+    write(&mut server, "raw.txt", content);
+    assert_eq!(tree.bytes("raw.txt"), content.as_bytes());
+}
+
+#[test]
+fn a_directory_cannot_be_written() {
+    let tree = Tree::new().file("notes/todo.md", "x");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "notes", "content": "x"})
+        ),
+        "'notes' is a directory"
+    );
+    assert_eq!(tree.names("notes"), ["todo.md"]);
+}
+
+#[test]
+fn a_fifo_cannot_be_written() {
+    let tree = Tree::new().fifo("pipe");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "pipe", "content": "x"})
+        ),
+        "'pipe' is not a regular file"
+    );
+}
+
+#[test]
+fn an_overwrite_keeps_the_file_mode() {
+    let tree = Tree::new().file("run.sh", "old").file("shared.txt", "old");
+    tree.chmod("run.sh", 0o750);
+    tree.chmod("shared.txt", 0o604);
+    let mut server = fs_server(&tree);
+    write(&mut server, "run.sh", "#!/bin/sh\n");
+    write(&mut server, "shared.txt", "new");
+    assert_eq!(tree.mode("run.sh"), 0o750);
+    assert_eq!(tree.mode("shared.txt"), 0o604);
+}
+
+#[test]
+fn a_new_file_gets_the_ordinary_mode_less_the_umask() {
+    let tree = Tree::new();
+    let mut server = fs_server(&tree);
+    write(&mut server, "new.txt", "x");
+    assert_eq!(tree.mode("new.txt"), 0o666 & !umask());
+}
+
+#[test]
+fn a_hard_link_is_replaced_not_written_through() {
+    let tree = Tree::new().file("target.txt", "old bytes").dir("elsewhere");
+    std::fs::hard_link(tree.join("target.txt"), tree.join("elsewhere/other.txt"))
+        .expect("hard link");
+    let mut server = fs_server(&tree);
+    write(&mut server, "target.txt", "new bytes");
+    assert_eq!(tree.bytes("target.txt"), b"new bytes");
+    assert_eq!(tree.bytes("elsewhere/other.txt"), b"old bytes");
+    let meta = std::fs::metadata(tree.join("target.txt")).expect("stat");
+    assert_eq!(meta.nlink(), 1);
+}
+
+#[test]
+fn a_write_leaves_no_temporary_file_behind() {
+    let tree = Tree::new().file("a.txt", "a");
+    let mut server = fs_server(&tree);
+    write(&mut server, "a.txt", "b");
+    write(&mut server, "c.txt", "c");
+    assert_eq!(tree.names(""), ["a.txt", "c.txt"]);
+}
+
+#[test]
+fn a_write_to_a_path_the_root_does_not_serve_is_refused() {
+    let tree = Tree::new().dir("notes");
+    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "notes/key.secret", "content": "x"})
+        ),
+        "'notes/key.secret' is not served by this root; a file written there could not be read back"
+    );
+    assert!(tree.names("notes").is_empty());
+}
+
+#[test]
+fn a_write_reports_the_revision_of_what_it_wrote() {
+    let tree = Tree::new().dir("notes");
+    let mut server = fs_server(&tree);
+    let (text, structured) = fs_call(
+        &mut server,
+        "fs_write",
+        json!({"path": "notes/a.md", "content": "hello\n"}),
+    );
+    assert_eq!(text, "Wrote 6 bytes to 'notes/a.md'");
+    let structured = structured.expect("revisions");
+    assert_eq!(revision_keys(&structured), ["path"]);
+    assert_eq!(revision(&structured, "path"), file_revision("hello\n"));
+}
+
+#[test]
+fn write_arguments_are_checked() {
+    let tree = Tree::new();
+    let mut server = fs_server(&tree);
+    for args in [
+        json!({"path": "a.txt"}),
+        json!({"content": "x"}),
+        json!({"path": "a.txt", "content": 5}),
+        json!({"path": "a.txt", "content": null}),
+        json!({"path": "a.txt", "content": "x", "append": true}),
+    ] {
+        fs_error(&mut server, "fs_write", args);
+    }
+    assert!(tree.names("").is_empty());
+}
+
+// ---- edit: the reference examples -----------------------------------------------------------
+
+/// The reference examples' `src/app.raku`: six `$port`s, one of them in `my $port = 8080;`.
+/// The seed's byte counts describe two different states of this file (412 + 6 × 7 is not 431),
+/// so the comment line sizes it: 397 bytes for the first example (which then writes 412), 389
+/// for the replace-all (which then writes 431).
+const APP: &str = r#"use v6.d;
+{comment}
+
+my $host = '0.0.0.0';
+my $port = 8080;
+
+sub banner(--> Str) { "listening on $host:$port" }
+
+sub MAIN() {
+    say banner();
+    my $server = IO::Socket::Async.listen($host, $port);
+    note "ready on $port";
+    react whenever $server -> $conn {
+        $conn.print("hello from $port\n");
+        $conn.close;
+    }
+    # TODO: retry when $port is busy
+}
+"#;
+
+fn app(comment: &str, size: usize) -> String {
+    let text = APP.replace("{comment}", comment);
+    assert_eq!(text.len(), size, "fixture size");
+    assert_eq!(text.matches("$port").count(), 6, "fixture occurrences");
+    text
+}
+
+fn edit(server: &mut Server, args: Value) -> String {
+    fs_text(server, "fs_edit", args)
+}
+
+#[test]
+fn the_reference_edit_replaces_one_occurrence() {
+    let before = app("# Greets every client that asks", 397);
+    let tree = Tree::new().file("src/app.raku", &before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({
+                "path": "src/app.raku",
+                "old-string": "my $port = 8080;",
+                "new-string": "my $port = %*ENV<PORT> // 8080;"
+            })
+        ),
+        "Replaced 1 occurrence in 'src/app.raku'; wrote 412 bytes"
+    );
+    let after = before.replace("my $port = 8080;", "my $port = %*ENV<PORT> // 8080;");
+    assert_eq!(tree.bytes("src/app.raku"), after.as_bytes());
+}
+
+#[test]
+fn several_matches_are_refused_with_their_count() {
+    let before = app("# Greets every client that asks", 397);
+    let tree = Tree::new().file("src/app.raku", &before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$listen-port"})
+        ),
+        "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true"
+    );
+    assert_eq!(tree.bytes("src/app.raku"), before.as_bytes());
+}
+
+#[test]
+fn replace_all_replaces_every_occurrence() {
+    let before = app("# Greets every visitor.", 389);
+    let tree = Tree::new().file("src/app.raku", &before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({
+                "path": "src/app.raku",
+                "old-string": "$port",
+                "new-string": "$listen-port",
+                "replace-all": true
+            })
+        ),
+        "Replaced 6 occurrences in 'src/app.raku'; wrote 431 bytes"
+    );
+    assert_eq!(
+        tree.bytes("src/app.raku"),
+        before.replace("$port", "$listen-port").as_bytes()
+    );
+}
+
+#[test]
+fn replace_all_false_is_the_default() {
+    let before = app("# Greets every visitor.", 389);
+    let tree = Tree::new().file("src/app.raku", &before);
+    let mut server = fs_server(&tree);
+    let message = fs_error(
+        &mut server,
+        "fs_edit",
+        json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$p", "replace-all": false}),
+    );
+    assert!(message.starts_with("Found 6 occurrences"), "{message}");
+    assert_eq!(tree.bytes("src/app.raku"), before.as_bytes());
+}
+
+#[test]
+fn replace_all_with_a_single_match_says_one_occurrence() {
+    let tree = Tree::new().file("f.txt", "alpha beta\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "f.txt", "old-string": "beta", "new-string": "gamma", "replace-all": true})
+        ),
+        "Replaced 1 occurrence in 'f.txt'; wrote 12 bytes"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"alpha gamma\n");
+}
+
+// ---- edit: refusals -------------------------------------------------------------------------
+
+#[test]
+fn zero_matches_are_refused_and_change_nothing() {
+    let tree = Tree::new().file("notes/todo.md", "- buy milk\n");
+    let mut server = fs_server(&tree);
+    for old in ["- buy bread", "- Buy milk", "-  buy milk", "- buy milk\r\n"] {
+        assert_eq!(
+            fs_error(
+                &mut server,
+                "fs_edit",
+                json!({"path": "notes/todo.md", "old-string": old, "new-string": "x"})
+            ),
+            "Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly",
+            "{old:?}"
+        );
+    }
+    assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
+}
+
+#[test]
+fn an_empty_old_string_is_refused() {
+    let tree = Tree::new().file("f.txt", "abc");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "f.txt", "old-string": "", "new-string": "x"})
+        ),
+        "'old-string' is empty; quote the text to replace"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"abc");
+}
+
+#[test]
+fn an_old_string_equal_to_the_new_string_is_refused() {
+    let tree = Tree::new().file("f.txt", "abc");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "f.txt", "old-string": "b", "new-string": "b"})
+        ),
+        "'old-string' and 'new-string' are identical; nothing would change"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"abc");
+}
+
+#[test]
+fn editing_a_missing_file_is_refused() {
+    let tree = Tree::new();
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "gone.txt", "old-string": "a", "new-string": "b"})
+        ),
+        "'gone.txt' does not exist"
+    );
+    assert!(tree.names("").is_empty());
+}
+
+#[test]
+fn edit_arguments_are_checked() {
+    let tree = Tree::new().file("f.txt", "abc");
+    let mut server = fs_server(&tree);
+    for args in [
+        json!({"path": "f.txt", "old-string": "a"}),
+        json!({"path": "f.txt", "new-string": "a"}),
+        json!({"old-string": "a", "new-string": "b"}),
+        json!({"path": "f.txt", "old-string": "a", "new-string": 1}),
+        json!({"path": "f.txt", "old-string": "a", "new-string": "b", "replace-all": "yes"}),
+        json!({"path": "f.txt", "old_string": "a", "new_string": "b"}),
+    ] {
+        fs_error(&mut server, "fs_edit", args);
+    }
+    assert_eq!(tree.bytes("f.txt"), b"abc");
+}
+
+// ---- edit: byte fidelity --------------------------------------------------------------------
+
+#[test]
+fn an_empty_new_string_deletes_the_match() {
+    let tree = Tree::new().file("f.txt", "keep this, drop this\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "f.txt", "old-string": ", drop this", "new-string": ""})
+        ),
+        "Replaced 1 occurrence in 'f.txt'; wrote 10 bytes"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"keep this\n");
+}
+
+#[test]
+fn a_leading_bom_is_preserved() {
+    let tree = Tree::new().file("bom.txt", "\u{feff}hello world\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "bom.txt", "old-string": "world", "new-string": "there"})
+        ),
+        "Replaced 1 occurrence in 'bom.txt'; wrote 15 bytes"
+    );
+    assert_eq!(tree.bytes("bom.txt"), "\u{feff}hello there\n".as_bytes());
+}
+
+#[test]
+fn the_start_of_a_bom_file_is_editable_without_quoting_the_bom() {
+    let tree = Tree::new().file("bom.txt", "\u{feff}first\nsecond\n");
+    let mut server = fs_server(&tree);
+    edit(
+        &mut server,
+        json!({"path": "bom.txt", "old-string": "first", "new-string": "1st"}),
+    );
+    assert_eq!(tree.bytes("bom.txt"), "\u{feff}1st\nsecond\n".as_bytes());
+}
+
+#[test]
+fn a_crlf_file_keeps_every_other_byte() {
+    let before = "one\r\ntwo\r\nthree\r\nfour\nfive\r\n";
+    let tree = Tree::new().file("crlf.txt", before);
+    let mut server = fs_server(&tree);
+    edit(
+        &mut server,
+        json!({"path": "crlf.txt", "old-string": "three", "new-string": "THREE"}),
+    );
+    assert_eq!(
+        tree.bytes("crlf.txt"),
+        b"one\r\ntwo\r\nTHREE\r\nfour\nfive\r\n"
+    );
+}
+
+#[test]
+fn an_old_string_spanning_a_crlf_must_quote_it() {
+    let tree = Tree::new().file("crlf.txt", "one\r\ntwo\r\n");
+    let mut server = fs_server(&tree);
+    let message = fs_error(
+        &mut server,
+        "fs_edit",
+        json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "x"}),
+    );
+    assert!(message.starts_with("Found no occurrence"), "{message}");
+    edit(
+        &mut server,
+        json!({"path": "crlf.txt", "old-string": "one\r\ntwo", "new-string": "1\r\n2"}),
+    );
+    assert_eq!(tree.bytes("crlf.txt"), b"1\r\n2\r\n");
+}
+
+#[test]
+fn a_file_not_in_nfc_is_refused_and_left_byte_identical() {
+    let before = "cafe\u{301} and tea\n";
+    let tree = Tree::new().file("menu.txt", before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
+        ),
+        "'menu.txt' is not in Unicode normalization form C, so edit cannot rewrite it byte for byte"
+    );
+    assert_eq!(tree.bytes("menu.txt"), before.as_bytes());
+}
+
+#[test]
+fn a_replacement_that_would_recompose_its_neighbour_is_refused() {
+    let tree = Tree::new().file("f.txt", "aX\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "f.txt", "old-string": "X", "new-string": "\u{301}"})
+        ),
+        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
+    );
+    assert_eq!(tree.bytes("f.txt"), b"aX\n");
+}
+
+#[test]
+fn replacing_the_whole_neighbourhood_selects_the_composition() {
+    let tree = Tree::new().file("f.txt", "aX\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "f.txt", "old-string": "aX", "new-string": "\u{e1}"})
+        ),
+        "Replaced 1 occurrence in 'f.txt'; wrote 3 bytes"
+    );
+    assert_eq!(tree.bytes("f.txt"), "\u{e1}\n".as_bytes());
+}
+
+#[test]
+fn a_deletion_that_would_recompose_its_neighbours_is_refused() {
+    // The file is NFC (nothing composes X with an acute); deleting the X joins `e` and the
+    // acute, which NFC would compose into one character: a change outside the match.
+    let tree = Tree::new().file("f.txt", "eX\u{301}\n");
+    let before = tree.bytes("f.txt");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "f.txt", "old-string": "X", "new-string": ""})
+        ),
+        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
+    );
+    assert_eq!(tree.bytes("f.txt"), before);
+}
+
+#[test]
+fn an_edit_keeps_the_file_mode() {
+    let tree = Tree::new().file("run.sh", "echo one\n");
+    tree.chmod("run.sh", 0o751);
+    let mut server = fs_server(&tree);
+    edit(
+        &mut server,
+        json!({"path": "run.sh", "old-string": "one", "new-string": "two"}),
+    );
+    assert_eq!(tree.bytes("run.sh"), b"echo two\n");
+    assert_eq!(tree.mode("run.sh"), 0o751);
+}
+
+#[test]
+fn an_edit_reports_the_revision_of_the_new_bytes() {
+    let tree = Tree::new().file("f.txt", "\u{feff}a\r\nb\r\n");
+    let mut server = fs_server(&tree);
+    let structured = fs_revisions(
+        &mut server,
+        "fs_edit",
+        json!({"path": "f.txt", "old-string": "b", "new-string": "c"}),
+    );
+    assert_eq!(revision_keys(&structured), ["path"]);
+    assert_eq!(
+        revision(&structured, "path"),
+        file_revision("\u{feff}a\r\nc\r\n")
+    );
+}
+
+#[test]
+fn a_read_then_an_edit_of_its_text_round_trips() {
+    let tree = Tree::new().file("notes/todo.md", "- buy milk\r\n- feed the yak\r\n");
+    let mut server = fs_server(&tree);
+    let text = fs_text(&mut server, "fs_read", json!({"path": "notes/todo.md"}));
+    let line = text.split_inclusive("\r\n").nth(1).expect("second line");
+    edit(
+        &mut server,
+        json!({"path": "notes/todo.md", "old-string": line, "new-string": "- feed the yak twice\r\n"}),
+    );
+    assert_eq!(
+        tree.bytes("notes/todo.md"),
+        b"- buy milk\r\n- feed the yak twice\r\n"
+    );
+}

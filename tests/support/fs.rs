@@ -1,0 +1,264 @@
+//! The `fs` tool set's side of the harness.
+//!
+//! The `fs` tools answer with one text block a model reads (never the JSON of their structured
+//! content), and the observation tools and successful mutators add `sha256-v1` revisions as
+//! `structuredContent`. [`fs_server`] starts a server offering only those tools over a whole
+//! tree; [`fs_call`] returns a successful call's text and revisions, [`fs_text`] only its text,
+//! [`fs_error`] the message of a refusal. The token helpers ([`file_token`], [`symlink_token`],
+//! [`ABSENT`]) compute what a revision must say about a path, and [`with_expected`] adds the
+//! reserved `_expected-revisions` argument an orchestration layer sends.
+//!
+//! ```ignore
+//! let tree = Tree::new().file("notes/todo.md", "- buy milk\n");
+//! let mut server = fs_server(&tree);
+//! let (text, revisions) = fs_call(&mut server, "fs_read", json!({"path": "notes/todo.md"}));
+//! assert_eq!(revision(&revisions.unwrap(), "path"), file_revision(b"- buy milk\n"));
+//! ```
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use super::{Server, Tree, error_text, sha256_hex};
+
+/// The revision scheme every revision carries.
+pub const SCHEME: &str = "sha256-v1";
+/// The token of a path that does not exist.
+pub const ABSENT: &str = "sha256-v1:absent";
+/// The fs tools in their published order, `map` left out (it arrives separately).
+pub const FS_TOOLS: [&str; 10] = [
+    "read", "write", "edit", "list", "glob", "grep", "stat", "mkdir", "move", "delete",
+];
+/// The reading tools among [`FS_TOOLS`], in published order.
+pub const FS_READERS: [&str; 5] = ["read", "list", "glob", "grep", "stat"];
+/// The mutating tools.
+pub const FS_MUTATORS: [&str; 5] = ["write", "edit", "mkdir", "move", "delete"];
+
+/// Starts a server offering the fs tools over the whole tree.
+pub fn fs_server(tree: &Tree) -> Server {
+    fs_server_with(tree, &[])
+}
+
+/// [`fs_server`] with extra command-line arguments.
+pub fn fs_server_with(tree: &Tree, extra: &[&str]) -> Server {
+    let mut args = vec!["--tools", "fs", "--include", "**"];
+    args.extend_from_slice(extra);
+    Server::start(tree.path(), &args)
+}
+
+/// The text block and `structuredContent` of a call that must succeed. Checks the result's
+/// shape: not an error, exactly one text block, and revisions (when present) in the
+/// `sha256-v1` scheme.
+pub fn fs_call(server: &mut Server, tool: &str, args: Value) -> (String, Option<Value>) {
+    let result = server.call_result(tool, args.clone());
+    assert_ne!(
+        result.get("isError"),
+        Some(&json!(true)),
+        "{tool} {args} failed: {result}"
+    );
+    let text = single_text(tool, &result);
+    let structured = result.get("structuredContent").cloned();
+    if let Some(value) = &structured {
+        assert_eq!(
+            value["revisionScheme"], SCHEME,
+            "{tool} {args} revisions: {value}"
+        );
+        assert!(
+            value["revisions"].is_object(),
+            "{tool} {args} revisions: {value}"
+        );
+    }
+    (text, structured)
+}
+
+/// The text of a call that must succeed.
+pub fn fs_text(server: &mut Server, tool: &str, args: Value) -> String {
+    fs_call(server, tool, args).0
+}
+
+/// The revisions (`structuredContent`) of a call that must succeed and carry them.
+pub fn fs_revisions(server: &mut Server, tool: &str, args: Value) -> Value {
+    let (_, structured) = fs_call(server, tool, args.clone());
+    structured.unwrap_or_else(|| panic!("{tool} {args} returned no structuredContent"))
+}
+
+/// The message of a call that must fail: `isError`, one text block, no `structuredContent`.
+pub fn fs_error(server: &mut Server, tool: &str, args: Value) -> String {
+    let result = server.call_result(tool, args.clone());
+    error_text(tool, &args, &result)
+}
+
+fn single_text(tool: &str, result: &Value) -> String {
+    let content = result["content"].as_array().expect("content array");
+    assert_eq!(content.len(), 1, "{tool}: one content block: {result}");
+    assert_eq!(content[0]["type"], "text", "{tool}: a text block: {result}");
+    content[0]["text"].as_str().expect("text").to_owned()
+}
+
+/// `(state, token)` of one argument's revision; the token is `None` when absent.
+pub fn revision(structured: &Value, arg: &str) -> (String, Option<String>) {
+    let entry = &structured["revisions"][arg];
+    assert!(entry.is_object(), "no revision for '{arg}' in {structured}");
+    (
+        entry["state"]
+            .as_str()
+            .unwrap_or_else(|| panic!("state of '{arg}' in {structured}"))
+            .to_owned(),
+        entry
+            .get("token")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    )
+}
+
+/// The token of one argument's revision, which must be present.
+pub fn token(structured: &Value, arg: &str) -> String {
+    revision(structured, arg)
+        .1
+        .unwrap_or_else(|| panic!("no token for '{arg}' in {structured}"))
+}
+
+/// The revision keys (argument names), sorted.
+pub fn revision_keys(structured: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = structured["revisions"]
+        .as_object()
+        .expect("revisions object")
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// `sha256-v1:file:<hex>` of some bytes.
+pub fn file_token(bytes: impl AsRef<[u8]>) -> String {
+    format!("{SCHEME}:file:{}", sha256_hex(bytes))
+}
+
+/// The full revision of a file holding these bytes.
+pub fn file_revision(bytes: impl AsRef<[u8]>) -> (String, Option<String>) {
+    ("file".to_owned(), Some(file_token(bytes)))
+}
+
+/// The revision of a path that does not exist.
+pub fn absent_revision() -> (String, Option<String>) {
+    ("absent".to_owned(), Some(ABSENT.to_owned()))
+}
+
+/// `sha256-v1:symlink:<hex>` of a link's target text.
+pub fn symlink_token(target: &str) -> String {
+    format!("{SCHEME}:symlink:{}", sha256_hex(target))
+}
+
+/// Whether a token is a directory token of the right shape.
+pub fn is_directory_token(token: &str) -> bool {
+    token
+        .strip_prefix("sha256-v1:directory:")
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `args` with the reserved `_expected-revisions` argument added.
+pub fn with_expected(args: Value, expected: Value) -> Value {
+    let mut args = args;
+    args["_expected-revisions"] = expected;
+    args
+}
+
+/// The refusal of a path that breaks the textual rules.
+pub fn invalid_path(path: &str) -> String {
+    format!(
+        "Invalid path '{path}': paths are relative to the root, without '..', drive letters, backslashes or device names"
+    )
+}
+
+/// The refusal of a path that does not exist.
+pub fn does_not_exist(path: &str) -> String {
+    format!("'{path}' does not exist")
+}
+
+/// The refusal of a path reached through a symbolic link.
+pub fn through_symlink(path: &str) -> String {
+    format!("'{path}' is reached through a symbolic link, which this root does not follow")
+}
+
+/// Every tool `tools/list` publishes.
+pub fn listed_tools(server: &mut Server) -> Vec<Value> {
+    server.result("tools/list", json!({}))["tools"]
+        .as_array()
+        .expect("tools array")
+        .clone()
+}
+
+/// The names `tools/list` publishes, in order.
+pub fn listed_names(server: &mut Server) -> Vec<String> {
+    listed_tools(server)
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// The published tool of that name.
+pub fn listed_tool(server: &mut Server, name: &str) -> Value {
+    listed_tools(server)
+        .into_iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not published"))
+}
+
+/// `names` without `map` under any prefix, so a test of the ten tools does not depend on
+/// whether `map` has landed yet.
+pub fn without_map(names: Vec<String>) -> Vec<String> {
+    names
+        .into_iter()
+        .filter(|n| n != "map" && !n.ends_with("_map"))
+        .collect()
+}
+
+/// Sets the modification time of a file or directory to `secs` after the epoch.
+pub fn set_mtime(path: &Path, secs: u64) {
+    let file = std::fs::File::open(path).expect("open to set mtime");
+    file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+        .expect("set mtime");
+}
+
+/// The process umask, from `/proc/self/status`.
+pub fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("read /proc/self/status");
+    let line = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .expect("Umask line");
+    u32::from_str_radix(line.trim(), 8).expect("octal umask")
+}
+
+/// A snapshot of a directory outside the root: every path below it with its bytes (files),
+/// link target (links) or nothing (directories), sorted.
+pub fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    let mut entries = Vec::new();
+    collect(dir, dir, &mut entries);
+    entries.sort();
+    entries
+}
+
+fn collect(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let path = entry.path();
+        let rel = path
+            .strip_prefix(base)
+            .expect("below base")
+            .to_string_lossy()
+            .into_owned();
+        let kind = entry.file_type().expect("file type");
+        if kind.is_symlink() {
+            let target = std::fs::read_link(&path).expect("read_link");
+            out.push((rel, format!("link -> {}", target.display())));
+        } else if kind.is_dir() {
+            out.push((rel.clone(), "dir".to_owned()));
+            collect(base, &path, out);
+        } else {
+            let bytes = std::fs::read(&path).expect("read");
+            out.push((rel, format!("file {}", String::from_utf8_lossy(&bytes))));
+        }
+    }
+}
