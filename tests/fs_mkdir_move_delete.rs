@@ -463,3 +463,36 @@ fn a_delete_reports_the_path_absent() {
         assert_eq!(revision(&structured, "path"), absent_revision());
     }
 }
+
+#[test]
+fn a_path_the_root_does_not_serve_cannot_be_moved_edited_or_deleted() {
+    let tree = notes_tree().file("notes/key.secret", "hush\n");
+    let before = snapshot(tree.path());
+    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
+    let not_served = "'notes/key.secret' is not served by this root";
+    for (tool, args) in [
+        ("fs_delete", json!({"path": "notes/key.secret"})),
+        ("fs_move", mv("notes/key.secret", "notes/key.txt")),
+        (
+            "fs_edit",
+            json!({"path": "notes/key.secret", "old-string": "hush", "new-string": "x"}),
+        ),
+        ("fs_read", json!({"path": "notes/key.secret"})),
+        ("fs_stat", json!({"path": "notes/key.secret"})),
+    ] {
+        assert_eq!(
+            fs_error(&mut server, tool, args.clone()),
+            not_served,
+            "{tool} {args}"
+        );
+    }
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "notes/key.secret", "content": "x"})
+        ),
+        format!("{not_served}; a file written there could not be read back")
+    );
+    assert_eq!(snapshot(tree.path()), before);
+}
