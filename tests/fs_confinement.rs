@@ -571,3 +571,28 @@ fn following_links_reads_through_a_link_that_stays_inside() {
         "inner\n"
     );
 }
+
+#[test]
+fn a_link_cycle_is_refused_without_hanging() {
+    let tree = Tree::new()
+        .file("a.txt", "inside\n")
+        .symlink("loop", "loop")
+        .symlink("ping", "pong")
+        .symlink("pong", "ping");
+    for extra in [&[][..], &["--follow-symlinks"][..]] {
+        let mut server = fs_server_with(&tree, extra);
+        for (tool, args) in [
+            ("fs_read", json!({"path": "loop"})),
+            ("fs_read", json!({"path": "ping/x.txt"})),
+            ("fs_list", json!({"path": "pong"})),
+            ("fs_write", json!({"path": "loop/x.txt", "content": "x"})),
+            ("fs_mkdir", json!({"path": "ping/sub"})),
+        ] {
+            fs_error(&mut server, tool, args);
+        }
+        assert_eq!(
+            fs_text(&mut server, "fs_read", json!({"path": "a.txt"})),
+            "inside\n"
+        );
+    }
+}

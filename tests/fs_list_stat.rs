@@ -300,3 +300,14 @@ fn stat_and_list_agree_on_a_directory_revision() {
     let stated = fs_revisions(&mut server, "fs_stat", json!({"path": "notes"}));
     assert_eq!(token(&listed, "path"), token(&stated, "path"));
 }
+
+#[test]
+fn an_excluded_directory_is_not_shown() {
+    let tree = notes_tree();
+    let mut server = fs_server_with(&tree, &["--exclude", "notes/archive"]);
+    assert_eq!(list(&mut server, "notes"), "ideas.md\ntodo.md");
+    assert_eq!(
+        fs_error(&mut server, "fs_list", json!({"path": "notes/archive"})),
+        "'notes/archive' is not served by this root"
+    );
+}

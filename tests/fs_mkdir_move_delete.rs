@@ -496,3 +496,15 @@ fn a_path_the_root_does_not_serve_cannot_be_moved_edited_or_deleted() {
     );
     assert_eq!(snapshot(tree.path()), before);
 }
+
+#[test]
+fn a_sibling_sharing_a_name_prefix_is_not_inside() {
+    let tree = notes_tree();
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_text(&mut server, "fs_move", mv("notes", "notes-old")),
+        "Moved 'notes' to 'notes-old'"
+    );
+    assert_eq!(tree.bytes("notes-old/todo.md"), b"- buy milk\n");
+    assert!(!exists(&tree, "notes"));
+}

@@ -505,3 +505,23 @@ fn searches_carry_no_revisions() {
         assert_eq!(structured, None, "{tool} {args}");
     }
 }
+
+#[test]
+fn a_same_size_change_with_a_restored_mtime_is_still_seen() {
+    let tree = Tree::new().file("proj/a.txt", "one\n");
+    set_mtime(&tree.join("proj/a.txt"), 1_700_000_000);
+    // Old enough on both timestamps for the digest memo to keep what it computes.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let mut server = fs_server(&tree);
+    let file = token(
+        &fs_revisions(&mut server, "fs_stat", json!({"path": "proj/a.txt"})),
+        "path",
+    );
+    let dir = dir_token(&mut server, "proj");
+    assert_eq!(file, file_token("one\n"));
+    tree.put("proj/a.txt", "two\n");
+    set_mtime(&tree.join("proj/a.txt"), 1_700_000_000);
+    let read = fs_revisions(&mut server, "fs_read", json!({"path": "proj/a.txt"}));
+    assert_eq!(token(&read, "path"), file_token("two\n"));
+    assert_ne!(dir_token(&mut server, "proj"), dir);
+}

@@ -176,7 +176,7 @@ impl ServerHandler for FsmcpServer {
         match self.run_tool(&request.name, arguments).await {
             Some(result) => Ok(result.into()),
             None => Err(McpError::invalid_params(
-                format!("Tool {} not found", request.name),
+                self.registry.unknown_tool_message(&request.name),
                 None,
             )),
         }

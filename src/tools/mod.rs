@@ -114,6 +114,9 @@ impl Entry {
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     entries: Vec<Entry>,
+    /// Whether some root publishes the model-facing set, whose clients expect its wording of
+    /// protocol refusals.
+    fs: bool,
 }
 
 impl Registry {
@@ -138,6 +141,7 @@ impl Registry {
         }
         if selection.fs {
             specs.extend(fs::tools(&limits, prefix));
+            self.fs = true;
         }
         for spec in specs.into_iter().filter(|t| t.read_only || !read_only) {
             if self.get(&spec.name).is_some() {
@@ -154,6 +158,16 @@ impl Registry {
     /// Every published tool.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// The refusal of a call to a tool no root publishes: ptc-fs-mcp's wording, or the
+    /// model-facing toolkit's when that set is published.
+    pub fn unknown_tool_message(&self, name: &str) -> String {
+        if self.fs {
+            format!("Unknown tool: '{name}'")
+        } else {
+            format!("Tool {name} not found")
+        }
     }
 
     /// The tool published under `name`.
