@@ -65,21 +65,7 @@ impl Engine {
             return Err(FsError::IdenticalStrings.into());
         }
         let _guard = self.lock();
-        let location = self.served_location(given, &path, true)?;
-        match location.node() {
-            Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
-            Node::Directory(_) => return Err(FsError::IsDirectory(given.to_owned()).into()),
-            Node::Symlink(..) | Node::Other(_) => {
-                return Err(FsError::NotRegular(given.to_owned()).into());
-            }
-            Node::File(_) if !self.serves_file(&path, &location) => {
-                return Err(FsError::NotServed(given.to_owned()).into());
-            }
-            Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
-                return Err(FsError::TooLarge(given.to_owned()).into());
-            }
-            Node::File(_) => {}
-        }
+        let location = self.served_file(given, &path, FsError::IsDirectory)?;
         self.check_expected(expected, &[("path", &location)])?;
         let file = location.open_file()?;
         let mut bytes = vec![0u8; file.size() as usize];

@@ -2,7 +2,7 @@
 //! selector serves it, and resolving it to a [`Location`], each failure worded for the model.
 
 use super::{Engine, EngineError, FsError};
-use crate::root::{ChainError, Location, RelPath};
+use crate::root::{ChainError, Location, Node, RelPath};
 
 /// What a model-facing operation answers: its text, and revisions when it has them.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +63,28 @@ impl Engine {
                 FsError::ParentMissing(given.to_owned()).into()
             }
         })
+    }
+
+    /// Resolves a path that must name a served regular file within `--max-file-bytes`;
+    /// `on_directory` words the refusal when it names a directory instead.
+    pub(super) fn served_file(
+        &self,
+        given: &str,
+        path: &RelPath,
+        on_directory: fn(String) -> FsError,
+    ) -> Result<Location, EngineError> {
+        let location = self.served_location(given, path, true)?;
+        let refusal = match location.node() {
+            Node::File(_) if !self.serves_file(path, &location) => FsError::NotServed,
+            Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
+                FsError::TooLarge
+            }
+            Node::File(_) => return Ok(location),
+            Node::Absent => FsError::Missing,
+            Node::Directory(_) => on_directory,
+            Node::Symlink(..) | Node::Other(_) => FsError::NotRegular,
+        };
+        Err(refusal(given.to_owned()).into())
     }
 
     /// Whether the selector serves the file at `path`, and the file a followed link led to.

@@ -10,7 +10,7 @@ use unicode_normalization::{UnicodeNormalization, is_nfc};
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::root::{Node, ReadFile, RootError};
+use crate::root::{ReadFile, RootError};
 
 /// Bytes kept free in the result budget for the envelope and the revisions.
 pub(super) const RESULT_HEADROOM: u64 = 2048;
@@ -55,21 +55,7 @@ impl Engine {
     ) -> Result<FsAnswer, EngineError> {
         let path = self.fs_path(given)?;
         let _guard = self.lock();
-        let location = self.served_location(given, &path, true)?;
-        match location.node() {
-            Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
-            Node::Directory(_) => return Err(FsError::ReadDirectory(given.to_owned()).into()),
-            Node::Symlink(..) | Node::Other(_) => {
-                return Err(FsError::NotRegular(given.to_owned()).into());
-            }
-            Node::File(_) if !self.serves_file(&path, &location) => {
-                return Err(FsError::NotServed(given.to_owned()).into());
-            }
-            Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
-                return Err(FsError::TooLarge(given.to_owned()).into());
-            }
-            Node::File(_) => {}
-        }
+        let location = self.served_file(given, &path, FsError::ReadDirectory)?;
         let file = location.open_file().map_err(|e| match e {
             RootError::NotReadable => FsError::NotRegular(given.to_owned()).into(),
             other => EngineError::from(other),

@@ -2,28 +2,25 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "delete".into(),
-        title: "Delete a path",
-        description: "Deletes a file, a symbolic link (the link, never its target) or an empty directory under the root. With recursive true it deletes a directory and everything below it, with no undo; it refuses when the tree holds anything this root does not serve. The root itself is never deleted.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Mutator,
+        "delete",
+        "Delete a path",
+        "Deletes a file, a symbolic link (the link, never its target) or an empty directory under the root. With recursive true it deletes a directory and everything below it, with no undo; it refuses when the tree holds anything this root does not serve. The root itself is never deleted.",
+        object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("recursive", json!({"type": "boolean", "default": false})),
             ],
             &["path"],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: false,
-        hints: false,
-        reserved: &[EXPECTED],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

@@ -2,16 +2,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "edit".into(),
-        title: "Edit a text file",
-        description: "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Mutator,
+        "edit",
+        "Edit a text file",
+        "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept.",
+        object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("old-string", json!({"type": "string"})),
@@ -20,12 +21,8 @@ pub(super) fn spec() -> ToolSpec {
             ],
             &["path", "old-string", "new-string"],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: false,
-        hints: false,
-        reserved: &[EXPECTED],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

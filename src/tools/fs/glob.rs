@@ -2,28 +2,25 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{answer, object_schema, path_or_root, str_arg};
+use super::{Kind, answer, object_schema, path_or_root, str_arg};
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "glob".into(),
-        title: "Find files by name",
-        description: "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. '*' matches any run of characters and '?' one character, never across '/'; the rest is literal and case-sensitive. A pattern without '/' matches names at any depth; one with '/' matches paths relative to path. Matches names only: use grep to search contents.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Finder,
+        "glob",
+        "Find files by name",
+        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. '*' matches any run of characters and '?' one character, never across '/'; the rest is literal and case-sensitive. A pattern without '/' matches names at any depth; one with '/' matches paths relative to path. Matches names only: use grep to search contents.",
+        object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
                 ("path", json!({"type": "string", "default": "."})),
             ],
             &["pattern"],
         ),
-        output_schema: None,
-        read_only: true,
-        hints: true,
-        reserved: &[],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{answer, object_schema, path_or_root, str_arg};
+use super::{Kind, answer, object_schema, path_or_root, str_arg};
 use crate::engine::{Engine, EngineError, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
 use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
 
@@ -10,11 +10,12 @@ use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
 const DEFAULT_MAX_RESULTS: u64 = 50;
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "grep".into(),
-        title: "Search file contents",
-        description: "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a file-name filter such as '*.rs'. Stops after max-results matching lines; binary and non-UTF-8 files are skipped.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Finder,
+        "grep",
+        "Search file contents",
+        "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a file-name filter such as '*.rs'. Stops after max-results matching lines; binary and non-UTF-8 files are skipped.",
+        object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
                 ("path", json!({"type": "string", "default": "."})),
@@ -31,12 +32,8 @@ pub(super) fn spec() -> ToolSpec {
             ],
             &["pattern"],
         ),
-        output_schema: None,
-        read_only: true,
-        hints: true,
-        reserved: &[],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

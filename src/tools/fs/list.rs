@@ -2,25 +2,22 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{answer, object_schema, path_or_root, revisions_output};
+use super::{Kind, answer, object_schema, path_or_root};
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "list".into(),
-        title: "List a directory",
-        description: "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Observer,
+        "list",
+        "List a directory",
+        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
+        object_schema(
             vec![("path", json!({"type": "string", "default": "."}))],
             &[],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

@@ -2,22 +2,19 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "mkdir".into(),
-        title: "Create a directory",
-        description: "Creates a directory under the root, with any missing parents. A directory that already exists is not an error, so retrying is safe; a file in the way is.",
-        input_schema: object_schema(vec![("path", json!({"type": "string"}))], &["path"]),
-        output_schema: Some(revisions_output()),
-        read_only: false,
-        hints: false,
-        reserved: &[EXPECTED],
-        handler: call,
-    }
+    super::spec(
+        Kind::Mutator,
+        "mkdir",
+        "Create a directory",
+        "Creates a directory under the root, with any missing parents. A directory that already exists is not an error, so retrying is safe; a file in the way is.",
+        object_schema(vec![("path", json!({"type": "string"}))], &["path"]),
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

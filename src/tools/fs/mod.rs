@@ -86,6 +86,39 @@ fn revisions_output() -> Value {
     })
 }
 
+/// The kinds of fs tool, which decide annotations, output and reserved arguments.
+enum Kind {
+    /// Reads and returns revisions (`read`, `list`, `stat`).
+    Observer,
+    /// Reads and returns text only (`glob`, `grep`).
+    Finder,
+    /// Changes the tree; accepts `_expected-revisions`; publishes no behaviour hints.
+    Mutator,
+}
+
+/// A tool of this set: everything but its words, schema and handler follows from its kind.
+fn spec(
+    kind: Kind,
+    name: &str,
+    title: &'static str,
+    description: &'static str,
+    input_schema: Value,
+    handler: super::Handler,
+) -> ToolSpec {
+    let mutator = matches!(kind, Kind::Mutator);
+    ToolSpec {
+        name: name.to_owned(),
+        title,
+        description,
+        input_schema,
+        output_schema: (!matches!(kind, Kind::Finder)).then(revisions_output),
+        read_only: !mutator,
+        hints: !mutator,
+        reserved: if mutator { &[EXPECTED] } else { &[] },
+        handler,
+    }
+}
+
 /// A string argument the schema requires (already validated as present and a string).
 fn str_arg<'a>(arguments: &'a Map<String, Value>, name: &str) -> &'a str {
     arguments

@@ -2,28 +2,25 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "move".into(),
-        title: "Move or rename",
-        description: "Renames a file or directory, or moves it elsewhere under the root; a directory moves with everything inside. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to' (create it with mkdir). A move is a rename and never copies.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Mutator,
+        "move",
+        "Move or rename",
+        "Renames a file or directory, or moves it elsewhere under the root; a directory moves with everything inside. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to' (create it with mkdir). A move is a rename and never copies.",
+        object_schema(
             vec![
                 ("from", json!({"type": "string"})),
                 ("to", json!({"type": "string"})),
             ],
             &["from", "to"],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: false,
-        hints: false,
-        reserved: &[EXPECTED],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

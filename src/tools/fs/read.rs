@@ -2,16 +2,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolOutput, ToolSpec, positive_safe_integer};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "read".into(),
-        title: "Read a text file",
-        description: "Reads a UTF-8 text file under the root. Without offset or limit it returns the whole text (NFC, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line) and/or limit it returns numbered lines ('N<TAB>text') and a footer '[lines A-B of N total]'; strip the numbers before quoting text to edit. A file too large for one answer comes back as its first window; the footer says which offset continues.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Observer,
+        "read",
+        "Read a text file",
+        "Reads a UTF-8 text file under the root. Without offset or limit it returns the whole text (NFC, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line) and/or limit it returns numbered lines ('N<TAB>text') and a footer '[lines A-B of N total]'; strip the numbers before quoting text to edit. A file too large for one answer comes back as its first window; the footer says which offset continues.",
+        object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("offset", json!({"type": "integer", "minimum": 1})),
@@ -19,12 +20,8 @@ pub(super) fn spec() -> ToolSpec {
             ],
             &["path"],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {

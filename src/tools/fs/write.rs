@@ -2,28 +2,25 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{EXPECTED, answer, object_schema, revisions_output, str_arg};
+use super::{Kind, answer, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
 pub(super) fn spec() -> ToolSpec {
-    ToolSpec {
-        name: "write".into(),
-        title: "Write a text file",
-        description: "Writes UTF-8 text to a file under the root, replacing what it held, atomically, and reports the byte count. The parent directory must already exist (create it with mkdir); a directory is never replaced. To change part of an existing file, prefer edit.",
-        input_schema: object_schema(
+    super::spec(
+        Kind::Mutator,
+        "write",
+        "Write a text file",
+        "Writes UTF-8 text to a file under the root, replacing what it held, atomically, and reports the byte count. The parent directory must already exist (create it with mkdir); a directory is never replaced. To change part of an existing file, prefer edit.",
+        object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("content", json!({"type": "string"})),
             ],
             &["path", "content"],
         ),
-        output_schema: Some(revisions_output()),
-        read_only: false,
-        hints: false,
-        reserved: &[EXPECTED],
-        handler: call,
-    }
+        call,
+    )
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
