@@ -596,3 +596,73 @@ fn a_link_cycle_is_refused_without_hanging() {
         );
     }
 }
+
+fn inside_links() -> Tree {
+    Tree::new()
+        .file("real/inner.txt", "inner\n")
+        .file("real/key.secret", "hush\n")
+        .symlink("alias.txt", "real/inner.txt")
+        .symlink("alias", "real")
+        .symlink("pub.txt", "real/key.secret")
+}
+
+#[test]
+fn following_links_writes_through_an_inside_link_to_its_target() {
+    let tree = inside_links();
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "alias.txt", "content": "rewritten\n"}),
+    );
+    assert_eq!(tree.bytes("real/inner.txt"), b"rewritten\n");
+    let link = std::fs::symlink_metadata(tree.join("alias.txt")).expect("lstat");
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+}
+
+#[test]
+fn following_links_move_and_delete_act_on_the_link_itself() {
+    let tree = inside_links();
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_move",
+            json!({"from": "alias.txt", "to": "renamed.txt"})
+        ),
+        "Moved 'alias.txt' to 'renamed.txt'"
+    );
+    let moved = std::fs::symlink_metadata(tree.join("renamed.txt")).expect("lstat");
+    assert!(moved.file_type().is_symlink());
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_delete",
+            json!({"path": "alias", "recursive": true})
+        ),
+        "Deleted symbolic link 'alias'"
+    );
+    assert_eq!(tree.bytes("real/inner.txt"), b"inner\n");
+    assert_eq!(tree.names("real"), ["inner.txt", "key.secret"]);
+}
+
+#[test]
+fn following_links_never_reaches_a_target_the_root_does_not_serve() {
+    let tree = inside_links();
+    let mut server = fs_server_with(&tree, &["--follow-symlinks", "--exclude", "**/*.secret"]);
+    let message = fs_error(&mut server, "fs_read", json!({"path": "pub.txt"}));
+    assert!(!message.contains("hush"), "{message}");
+    fs_error(
+        &mut server,
+        "fs_write",
+        json!({"path": "pub.txt", "content": "overwritten\n"}),
+    );
+    fs_error(
+        &mut server,
+        "fs_edit",
+        json!({"path": "pub.txt", "old-string": "hush", "new-string": "x"}),
+    );
+    let found = server.call_result("fs_grep", json!({"pattern": "hush"}));
+    assert!(!found.to_string().contains(":1:hush"), "{found}");
+    assert_eq!(tree.bytes("real/key.secret"), b"hush\n");
+}

@@ -203,7 +203,7 @@ impl Scan {
         let end = start + shown - 1;
         let footer = if self.cut {
             format!(
-                "[lines {start}-{end} of {total} total; the rest did not fit in one answer: continue with offset {}]",
+                "[lines {start}-{end} of {total} total; the file is larger than one answer: continue with offset {}]",
                 end + 1
             )
         } else {

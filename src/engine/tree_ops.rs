@@ -139,17 +139,27 @@ impl Engine {
         }
         let mut created = false;
         let mut prefix = RelPath::root();
-        for segment in path.segments() {
+        let depth = path.depth();
+        for (index, segment) in path.segments().enumerate() {
             prefix = RelPath::parse(&prefix.join(segment)).expect("a segment of a parsed path");
-            let location = self.root().locate(&prefix).map_err(|e| match e {
-                ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()),
-                _ => FsError::ExistsNotDirectory(prefix.to_string()),
+            let last = index + 1 == depth;
+            let through_link = || -> EngineError { FsError::ThroughLink(given.to_owned()).into() };
+            let in_the_way =
+                || -> EngineError { FsError::ExistsNotDirectory(prefix.to_string()).into() };
+            // What stands at this step, with links followed as the root allows.
+            let target = self.root().locate_target(&prefix).map_err(|e| match e {
+                ChainError::ThroughLink => through_link(),
+                _ => in_the_way(),
             })?;
-            match location.create_dir() {
+            match target.node() {
+                Node::Directory(_) => continue,
+                Node::Absent => {}
+                Node::Symlink(..) if !last => return Err(through_link()),
+                _ => return Err(in_the_way()),
+            }
+            match target.create_dir() {
                 Ok(made) => created |= made,
-                Err(rustix::io::Errno::EXIST) => {
-                    return Err(FsError::ExistsNotDirectory(prefix.to_string()).into());
-                }
+                Err(rustix::io::Errno::EXIST) => return Err(in_the_way()),
                 Err(_) => return Err(FsError::Refused(given.to_owned()).into()),
             }
         }

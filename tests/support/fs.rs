@@ -178,7 +178,9 @@ pub fn does_not_exist(path: &str) -> String {
 
 /// The refusal of a path reached through a symbolic link.
 pub fn through_symlink(path: &str) -> String {
-    format!("'{path}' is reached through a symbolic link, which this root does not follow")
+    format!(
+        "'{path}' is reached through a symbolic link this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
+    )
 }
 
 /// Every tool `tools/list` publishes.
