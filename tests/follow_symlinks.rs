@@ -134,3 +134,43 @@ fn without_the_flag_no_link_is_followed() {
     let error = server.call_error("read_text_file", json!({"path": "in.txt"}));
     assert_eq!(error, "path is not a readable regular file");
 }
+
+#[test]
+fn a_followed_link_never_leads_into_an_excluded_directory() {
+    let tree = Tree::new()
+        .file("root/.git/config", "GIT-MARKER\n")
+        .file("root/.git/hooks/pre-commit", "HOOK-MARKER\n")
+        .file("root/a.txt", "a\n")
+        .symlink("root/g", ".git");
+    let mut server = start(&tree, "fs");
+    let attempts = [
+        ("fs_read", json!({"path": "g/config"})),
+        ("fs_write", json!({"path": "g/config", "content": "x"})),
+        ("fs_write", json!({"path": "g/new", "content": "x"})),
+        ("fs_delete", json!({"path": "g/config"})),
+        ("fs_move", json!({"from": "g/config", "to": "stolen.txt"})),
+        ("fs_move", json!({"from": "a.txt", "to": "g/a.txt"})),
+        ("fs_mkdir", json!({"path": "g/hooks/new"})),
+        ("fs_delete", json!({"path": "g/hooks", "recursive": true})),
+        ("fs_move", json!({"from": "g/hooks", "to": "hooks"})),
+        ("fs_list", json!({"path": "g"})),
+    ];
+    for (tool, args) in attempts {
+        let result = server.call_result(tool, args.clone());
+        assert_eq!(result["isError"], true, "{tool} {args}");
+        assert!(!text(&result).contains("MARKER"), "{tool} {args}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(tree.join("root/.git/config")).unwrap(),
+        "GIT-MARKER\n"
+    );
+    assert_eq!(
+        std::fs::read_dir(tree.join("root/.git")).unwrap().count(),
+        2
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.join("root/.git/hooks/pre-commit")).unwrap(),
+        "HOOK-MARKER\n"
+    );
+    assert!(tree.join("root/a.txt").exists());
+}

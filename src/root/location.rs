@@ -104,19 +104,15 @@ impl Root {
     /// Resolves `path` to its holding directory, stepping through each ancestor without
     /// following links. The last component need not exist.
     pub fn locate(&self, path: &RelPath) -> Result<Location, ChainError> {
-        let Some(parent) = path.parent() else {
-            let dir = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
-            return Ok(Location {
-                dir,
-                name: None,
-                path: path.clone(),
-            });
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return self.locate_resolved(path);
         };
-        let parent = self.resolve(&parent, true)?;
-        let path = match path.file_name() {
-            Some(name) => RelPath::parse(&parent.join(name)).map_err(|_| ChainError::Missing)?,
-            None => parent.clone(),
-        };
+        let resolved = self.resolve(&parent, true)?;
+        // A followed link may not lead into what the selector hides.
+        if resolved != parent && self.selector.excludes_ancestor(&resolved) {
+            return Err(ChainError::ThroughLink);
+        }
+        let path = RelPath::parse(&resolved.join(name)).map_err(|_| ChainError::Missing)?;
         self.locate_resolved(&path)
     }
 
