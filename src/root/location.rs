@@ -254,6 +254,7 @@ impl Location {
             }
             Err(Errno::EXIST) | Err(Errno::NOTEMPTY) => Err(MoveError::Exists),
             Err(Errno::NOENT) => Err(MoveError::Missing),
+            // Also "flags not supported" on some filesystems; into-itself is checked before.
             Err(Errno::INVAL) => Err(MoveError::IntoItself),
             Err(Errno::XDEV) => Err(MoveError::CrossDevice),
             Err(_) => Err(MoveError::Failed),
