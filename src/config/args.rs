@@ -426,6 +426,7 @@ Options:
   --max-write-bytes <n>        Largest content write_text_file accepts. Default {max_write_bytes}.
   --cursor-key-env <name>      Variable with a base64url key (32+ bytes) for restart-proof cursors.
   --max-cursor-hash-bytes <n>  Uncached bytes a deterministic call may hash. Default {max_cursor_hash_bytes}.
+  --max-call-seconds <n>       Seconds one call may spend walking and reading. Default {max_call_seconds}.
   --tools <set>                Tools to offer: ptc, fs or ptc,fs. Default ptc.
   --prefix <name>              Prefix of the fs tool names ('' for none). Default {DEFAULT_PREFIX}.
   --read-only                  Offer no tool that modifies files.
@@ -451,6 +452,7 @@ Paths are relative to the root. MCP messages use stdin and stdout; diagnostics g
         max_result_bytes = d.max_result_bytes,
         max_write_bytes = d.max_write_bytes,
         max_cursor_hash_bytes = d.max_cursor_hash_bytes,
+        max_call_seconds = d.max_call_seconds,
     )
 }
 
@@ -793,6 +795,7 @@ mod tests {
                 max_result_bytes: 8,
                 max_write_bytes: 9,
                 max_cursor_hash_bytes: MAX_SAFE_INTEGER,
+                max_call_seconds: 60,
             }
         );
         assert!(!options.limits.is_valid());

@@ -38,6 +38,9 @@ pub struct Limits {
     pub max_write_bytes: u64,
     /// Uncached file bytes one deterministic-mode call may hash (`--max-cursor-hash-bytes`).
     pub max_cursor_hash_bytes: u64,
+    /// Seconds one tool call may spend walking and reading before it is refused
+    /// (`--max-call-seconds`).
+    pub max_call_seconds: u64,
 }
 
 impl Default for Limits {
@@ -53,6 +56,7 @@ impl Default for Limits {
             max_result_bytes: 48_000,
             max_write_bytes: 65_536,
             max_cursor_hash_bytes: 16_777_216,
+            max_call_seconds: 60,
         }
     }
 }
@@ -72,7 +76,7 @@ pub struct LimitSpec {
 }
 
 /// Every limit, in the order of [`Limits`]' fields.
-pub const LIMIT_SPECS: [LimitSpec; 10] = [
+pub const LIMIT_SPECS: [LimitSpec; 11] = [
     LimitSpec {
         key: "max_files",
         flag: "--max-files",
@@ -133,6 +137,12 @@ pub const LIMIT_SPECS: [LimitSpec; 10] = [
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
+    LimitSpec {
+        key: "max_call_seconds",
+        flag: "--max-call-seconds",
+        min: 1,
+        max: 86_400,
+    },
 ];
 
 impl LimitSpec {
@@ -185,6 +195,7 @@ impl Limits {
             "max_result_bytes" => &mut self.max_result_bytes,
             "max_write_bytes" => &mut self.max_write_bytes,
             "max_cursor_hash_bytes" => &mut self.max_cursor_hash_bytes,
+            "max_call_seconds" => &mut self.max_call_seconds,
             _ => unreachable!("every LimitSpec key names a field"),
         }
     }

@@ -12,6 +12,9 @@ use crate::root::{Location, Node};
 /// A UTF-8 byte-order mark.
 const BOM: &str = "\u{feff}";
 
+/// Largest file `edit` rewrites: it holds the old and the new text in memory at once.
+pub const EDIT_MAX_BYTES: u64 = 64 << 20;
+
 impl Engine {
     /// Writes `content` to `path`, replacing what is there; the parent directory must exist.
     pub fn write_text(
@@ -68,6 +71,9 @@ impl Engine {
         let location = self.served_file(given, &path, FsError::IsDirectory)?;
         self.check_expected(expected, &[("path", &location)])?;
         let file = location.open_file()?;
+        if file.size() > EDIT_MAX_BYTES {
+            return Err(FsError::TooLargeToEdit(given.to_owned(), EDIT_MAX_BYTES).into());
+        }
         let mut bytes = vec![0u8; file.size() as usize];
         file.read_exact_at(&mut bytes, 0)?;
         file.ensure_unchanged()?;

@@ -133,6 +133,11 @@ pub enum FsError {
     /// A file over `--max-file-bytes`.
     #[error("'{0}' is larger than this root serves")]
     TooLarge(String),
+    /// `edit` of a file too large to rewrite in memory.
+    #[error(
+        "'{0}' is larger than edit rewrites ({1} bytes at most); change it with write or move instead"
+    )]
+    TooLargeToEdit(String, u64),
     /// A write or move whose parent directory is missing.
     #[error("Parent directory of '{0}' does not exist; create it with the mkdir tool first")]
     ParentMissing(String),

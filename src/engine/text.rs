@@ -3,37 +3,15 @@
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
 //! keeps only what the answer shows, so memory stays bounded whatever the file size.
 
-use std::io::BufRead;
-
 use unicode_normalization::{UnicodeNormalization, is_nfc};
 
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::root::{ReadFile, RootError};
+use crate::root::RootError;
 
 /// Bytes kept free in the result budget for the envelope and the revisions.
 pub(super) const RESULT_HEADROOM: u64 = 2048;
-
-/// `ReadFile` as a sequential reader.
-struct Sequential<'a> {
-    file: &'a ReadFile,
-    offset: u64,
-}
-
-impl std::io::Read for Sequential<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let want = buf
-            .len()
-            .min((self.file.size() - self.offset.min(self.file.size())) as usize);
-        let n = self
-            .file
-            .read_at(&mut buf[..want], self.offset)
-            .map_err(std::io::Error::other)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
-}
 
 /// NFC of `text`, borrowing when it already is.
 fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
@@ -71,26 +49,41 @@ impl Engine {
             .map(|l| first.saturating_add(l - 1))
             .unwrap_or(u64::MAX);
         let mut scan = Scan::new(budget, whole, first, last);
-        let mut reader = std::io::BufReader::with_capacity(
-            64 * 1024,
-            Sequential {
-                file: &file,
-                offset: 0,
-            },
-        );
-        let mut line = Vec::new();
+        // Lines are cut into pieces of at most one answer's worth; a longer line is still
+        // hashed and checked in full, but only its first piece is kept.
+        let keep = budget as usize + 8;
+        let mut line: Vec<u8> = Vec::new();
+        let mut truncated = false;
+        let mut utf8 = Utf8Stream::default();
+        let mut block = vec![0u8; 64 * 1024];
+        let mut offset = 0u64;
+        let not_text = || EngineError::from(FsError::NotText(given.to_owned()));
         loop {
-            line.clear();
-            let n = reader
-                .read_until(b'\n', &mut line)
-                .map_err(|_| EngineError::from(RootError::ReadFailed))?;
+            let n = file.read_at(&mut block, offset)?;
             if n == 0 {
                 break;
             }
-            let text =
-                std::str::from_utf8(&line).map_err(|_| FsError::NotText(given.to_owned()))?;
-            scan.hasher_update(&line);
-            scan.take(text);
+            offset += n as u64;
+            let bytes = &block[..n];
+            scan.hasher_update(bytes);
+            utf8.push(bytes).map_err(|_| not_text())?;
+            let mut start = 0;
+            for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(n)) {
+                let piece = &bytes[start..end];
+                let room = keep.saturating_sub(line.len());
+                line.extend_from_slice(&piece[..piece.len().min(room)]);
+                truncated |= piece.len() > room;
+                if end < n {
+                    scan.take(&line_text(&line), true, truncated);
+                    line.clear();
+                    truncated = false;
+                }
+                start = end + 1;
+            }
+        }
+        utf8.finish().map_err(|_| not_text())?;
+        if !line.is_empty() || truncated {
+            scan.take(&line_text(&line), false, truncated);
         }
         file.ensure_unchanged()?;
         let digest = scan.digest();
@@ -146,15 +139,19 @@ impl Scan {
         super::digest::hex(&sha2::Digest::finalize(self.hasher.clone()))
     }
 
-    /// Takes one raw line (with its line ending, if any).
-    fn take(&mut self, raw: &str) {
+    /// Takes one line: its content (without `\n`), whether a `\n` ended it, and whether its
+    /// content was cut to one answer's worth.
+    fn take(&mut self, content: &str, newline: bool, truncated: bool) {
         self.lines += 1;
         let number = self.lines;
         if let Some(text) = &mut self.whole_text {
-            let cost = escaped_len(raw);
-            if self.whole_bytes + cost <= self.budget {
+            let cost = escaped_len(content) + u64::from(newline) * 2;
+            if !truncated && self.whole_bytes + cost <= self.budget {
                 self.whole_bytes += cost;
-                text.push_str(raw);
+                text.push_str(content);
+                if newline {
+                    text.push('\n');
+                }
             } else {
                 self.whole_text = None;
             }
@@ -166,7 +163,6 @@ impl Scan {
             number >= self.first && number <= self.last
         };
         if in_window && !self.cut {
-            let content = raw.strip_suffix('\n').unwrap_or(raw);
             let content = content.strip_suffix('\r').unwrap_or(content);
             let content = if number == 1 {
                 content.strip_prefix('\u{feff}').unwrap_or(content)
@@ -175,7 +171,7 @@ impl Scan {
             };
             let shown = format!("{number}\t{}", nfc(content));
             let cost = escaped_len(&shown) + 1;
-            if self.window_bytes + cost + 120 <= self.budget {
+            if !truncated && self.window_bytes + cost + 120 <= self.budget {
                 self.window_bytes += cost;
                 self.window.push(shown);
             } else {
@@ -210,5 +206,49 @@ impl Scan {
             format!("[lines {start}-{end} of {total} total]")
         };
         format!("{}\n\n{footer}", self.window.join("\n"))
+    }
+}
+
+/// A kept line as text: a piece cut inside a scalar loses the partial scalar.
+fn line_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(e) => String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+    }
+}
+
+/// UTF-8 validation of a byte stream fed in blocks, carrying a scalar split between blocks.
+#[derive(Default)]
+struct Utf8Stream {
+    carry: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        let mut joined;
+        let data = if self.carry.is_empty() {
+            bytes
+        } else {
+            joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(bytes);
+            &joined[..]
+        };
+        match std::str::from_utf8(data) {
+            Ok(_) => Ok(()),
+            // An incomplete scalar at the end may complete in the next block.
+            Err(e) if e.error_len().is_none() => {
+                self.carry = data[e.valid_up_to()..].to_vec();
+                Ok(())
+            }
+            Err(_) => Err(()),
+        }
+    }
+
+    fn finish(self) -> Result<(), ()> {
+        if self.carry.is_empty() {
+            Ok(())
+        } else {
+            Err(())
+        }
     }
 }

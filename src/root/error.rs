@@ -40,4 +40,9 @@ pub enum RootError {
     /// The bytes could not be written and committed.
     #[error("write failed")]
     WriteFailed,
+    /// The call ran past its `--max-call-seconds` deadline.
+    #[error(
+        "the call ran past its time limit (--max-call-seconds); narrow it to a smaller path, pattern or page and call again"
+    )]
+    Deadline,
 }

@@ -303,6 +303,7 @@ impl Root {
         if depth > self.limits.max_depth {
             return Err(RootError::DepthLimit);
         }
+        super::deadline::check()?;
         let names = super::dir::read_all_names(dir).map_err(|_| RootError::NotServed)?;
         for name in names {
             // A name no client could spell is not served, so the tree may not go.

@@ -17,6 +17,7 @@
 //! println!("{} files served", files.len());
 //! ```
 
+mod deadline;
 mod dir;
 mod error;
 mod identity;
@@ -31,6 +32,7 @@ mod walk;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
+pub use deadline::with_deadline;
 pub use error::RootError;
 pub use identity::Identity;
 pub use location::{ChainError, Location, MoveError, Node, NodeInfo};

@@ -29,6 +29,7 @@ impl ReadFile {
     /// Reads up to `buf.len()` bytes at `offset`, retrying short reads until the buffer is full
     /// or the file ends. Returns the count read.
     pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError> {
+        super::deadline::check()?;
         let mut done = 0;
         while done < buf.len() {
             match rustix::io::pread(&self.fd, &mut buf[done..], offset + done as u64) {

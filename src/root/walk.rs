@@ -111,6 +111,7 @@ impl<'a> Budget<'a> {
     }
 
     fn read(&mut self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
+        super::deadline::check()?;
         let max = self.root.limits.max_entries;
         let entries = &mut self.entries;
         let mut names = read_names(dir, || {

@@ -59,7 +59,9 @@ struct Shared {
     server_info: Value,
 }
 
-struct WireState {
+/// The wire state the judgements of one connection share.
+#[doc(hidden)]
+pub struct WireState {
     era: Era,
     /// Accepted requests awaiting their response, by id text, with the era they were sent in.
     in_flight: HashMap<String, Era>,
@@ -71,8 +73,22 @@ pub struct LineTransport {
     shared: Arc<Shared>,
 }
 
+impl WireState {
+    /// A connection that has not chosen an era and has no request in flight.
+    #[doc(hidden)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> WireState {
+        WireState {
+            era: Era::Undecided,
+            in_flight: HashMap::new(),
+        }
+    }
+}
+
 /// What the wire policy decided about one inbound line.
-enum Verdict {
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Verdict {
     Forward(Box<ClientJsonRpcMessage>),
     Reply(Value),
     Drop,
@@ -106,10 +122,7 @@ impl LineTransport {
             shared: Arc::new(Shared {
                 accepted: Mutex::new(accepted),
                 writer: Mutex::new(Box::pin(writer)),
-                state: std::sync::Mutex::new(WireState {
-                    era: Era::Undecided,
-                    in_flight: HashMap::new(),
-                }),
+                state: std::sync::Mutex::new(WireState::new()),
                 drained: Notify::new(),
                 eof: AtomicBool::new(false),
                 mode,
@@ -141,10 +154,7 @@ impl LineTransport {
                 LineTransport::write_line(&self.shared, &reply).await;
                 continue;
             }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match self.judge(&line) {
+            match judge_line(&line, &self.shared.state, self.shared.mode) {
                 Verdict::Forward(message) => {
                     if sender.send(*message).await.is_err() {
                         break;
@@ -177,7 +187,10 @@ impl LineTransport {
         let _ = writer.flush().await;
     }
 
-    fn judge(&self, line: &[u8]) -> Verdict {
+    fn judge(state: &std::sync::Mutex<WireState>, mode: ProtocolMode, line: &[u8]) -> Verdict {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Verdict::Drop;
+        }
         let Ok(message) = serde_json::from_slice::<Value>(line) else {
             return Verdict::Reply(error_reply(&Value::Null, -32700, "Parse error", None));
         };
@@ -215,19 +228,23 @@ impl LineTransport {
             };
         }
         match id {
-            None => self.judge_notification(method, &message),
+            None => LineTransport::judge_notification(state, method, &message),
             Some(id) if !valid_id => Verdict::Reply(error_reply(
                 &Value::Null,
                 -32600,
                 &format!("Invalid Request: the id {id} is not a string or an integer"),
                 None,
             )),
-            Some(id) => self.judge_request(method, id, &message),
+            Some(id) => LineTransport::judge_request(state, mode, method, id, &message),
         }
     }
 
-    fn judge_notification(&self, method: &str, message: &Value) -> Verdict {
-        let mut state = self.shared.state.lock().expect("wire state");
+    fn judge_notification(
+        state: &std::sync::Mutex<WireState>,
+        method: &str,
+        message: &Value,
+    ) -> Verdict {
+        let mut state = state.lock().expect("wire state");
         // Until a loop has chosen an era, rmcp would end on a notification; nothing is lost by
         // dropping one, since no request can be cancelled yet.
         if state.era == Era::Undecided {
@@ -236,8 +253,9 @@ impl LineTransport {
         match method {
             "notifications/cancelled" => {
                 if let Some(id) = message.pointer("/params/requestId") {
+                    // Only the reader task waits for the drain, after its last line, and it
+                    // checks `in_flight` itself: no wake-up is owed here.
                     state.in_flight.remove(&id_key(id));
-                    self.shared.drained.notify_waiters();
                 }
             }
             "notifications/initialized" if state.era == Era::Legacy => {}
@@ -250,11 +268,16 @@ impl LineTransport {
         }
     }
 
-    fn judge_request(&self, method: &str, id: &Value, message: &Value) -> Verdict {
-        let mode = self.shared.mode;
+    fn judge_request(
+        state: &std::sync::Mutex<WireState>,
+        mode: ProtocolMode,
+        method: &str,
+        id: &Value,
+        message: &Value,
+    ) -> Verdict {
         let meta = message.pointer("/params/_meta");
         let claim = meta.and_then(|m| m.get(VERSION_KEY));
-        let mut state = self.shared.state.lock().expect("wire state");
+        let mut state = state.lock().expect("wire state");
         let unsupported = |requested: Option<&Value>| {
             let mut data = json!({"supported": [MODERN_VERSION]});
             let message = match requested {
@@ -373,6 +396,14 @@ impl LineTransport {
             notified.await;
         }
     }
+}
+
+/// Judges one inbound line under the wire policy, as the transport's reader does: no I/O, only
+/// the connection's era and requests in flight in `state` change. A blank line is dropped.
+/// Public for fuzzing and property tests.
+#[doc(hidden)]
+pub fn judge_line(line: &[u8], state: &std::sync::Mutex<WireState>, mode: ProtocolMode) -> Verdict {
+    LineTransport::judge(state, mode, line)
 }
 
 /// The first problem with a modern `_meta` envelope, if any, worded as ptc-fs-mcp words it:

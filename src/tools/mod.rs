@@ -104,9 +104,13 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// Runs one call.
+    /// Runs one call within the root's per-call deadline.
     pub fn call(&self, arguments: &Map<String, Value>) -> ToolOutcome {
-        self.spec.call(&self.engine, arguments)
+        let seconds = self.engine.root().limits().max_call_seconds;
+        crate::root::with_deadline(std::time::Duration::from_secs(seconds), || {
+            fault::inject(&self.spec.name);
+            self.spec.call(&self.engine, arguments)
+        })
     }
 }
 
@@ -202,4 +206,29 @@ fn positive_safe_integer(value: &Value) -> Option<u64> {
             .map(|f| f as u64)
     })?;
     (1..=MAX_SAFE).contains(&n).then_some(n)
+}
+
+/// Test-only fault injection, compiled into debug builds only: `FSMCP_TEST_FAULT=<tool>:panic`
+/// makes every call of that tool panic, `<tool>:slow` makes it sleep 1.5 s before working, so
+/// tests can prove a panic stays inside its call and the deadline refuses a slow one.
+mod fault {
+    #[cfg(debug_assertions)]
+    pub(super) fn inject(tool: &str) {
+        static FAULT: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
+        let fault = FAULT.get_or_init(|| {
+            let spec = std::env::var("FSMCP_TEST_FAULT").ok()?;
+            let (name, kind) = spec.split_once(':')?;
+            Some((name.to_owned(), kind.to_owned()))
+        });
+        match fault {
+            Some((name, kind)) if name == tool && kind == "panic" => panic!("injected fault"),
+            Some((name, kind)) if name == tool && kind == "slow" => {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+            }
+            _ => {}
+        }
+    }
+
+    #[cfg(not(debug_assertions))]
+    pub(super) fn inject(_tool: &str) {}
 }

@@ -1,0 +1,28 @@
+//! A per-call deadline: the work of one tool call runs on one thread with a deadline set, and
+//! the walks and reads of the root check it, so no call can walk or read without end. A call
+//! past its deadline fails as a whole ([`RootError::Deadline`]); it is never answered halfway.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use super::RootError;
+
+thread_local! {
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Runs `work` on this thread with a deadline `limit` from now, restoring the previous one.
+pub fn with_deadline<T>(limit: Duration, work: impl FnOnce() -> T) -> T {
+    let previous = DEADLINE.with(|d| d.replace(Instant::now().checked_add(limit)));
+    let result = work();
+    DEADLINE.with(|d| d.set(previous));
+    result
+}
+
+/// Fails once this thread's deadline has passed.
+pub(crate) fn check() -> Result<(), RootError> {
+    match DEADLINE.with(Cell::get) {
+        Some(deadline) if Instant::now() > deadline => Err(RootError::Deadline),
+        _ => Ok(()),
+    }
+}
