@@ -386,6 +386,7 @@ mod tests {
                     max_result_bytes: 48000,
                     max_write_bytes: 9,
                     max_cursor_hash_bytes: 10,
+                    max_call_seconds: 60,
                 },
                 cursor_key_env: Some("KEY".into()),
                 tools: ToolSelection {
