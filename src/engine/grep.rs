@@ -119,7 +119,10 @@ impl Engine {
             .build();
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut answer = Answer::new(budget, context);
+        let mut too_long: Vec<&str> = Vec::new();
         for (index, entry) in files.iter().enumerate() {
+            // A call past its deadline fails whole rather than answering with what it saw.
+            crate::root::check_deadline()?;
             let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
             if names.as_ref().is_some_and(|glob| !glob.is_match(name)) {
                 continue;
@@ -132,8 +135,13 @@ impl Engine {
                 bytes: answer.room(),
                 per_line: escaped_len(&entry.path) + LINE_OVERHEAD,
             };
-            let Some(hits) = scan_file(&mut searcher, &matcher, &file, budget) else {
-                continue;
+            let hits = match scan_file(&mut searcher, &matcher, &file, budget) {
+                Scanned::Hits(hits) => hits,
+                Scanned::Skipped => continue,
+                Scanned::LineTooLong => {
+                    too_long.push(&entry.path);
+                    continue;
+                }
             };
             answer.push_file(index, &entry.path, &hits.lines);
             if hits.overflow {
@@ -158,6 +166,15 @@ impl Engine {
                 text.len(),
                 "narrow the path or glob, or lower max-results",
             )),
+        }
+        if !too_long.is_empty() {
+            // Unlike a file that is not text, one that is text but cannot be searched would
+            // otherwise be a silent false negative.
+            text.push_str(&format!(
+                "\n\n[not searched, a line is longer than {} MiB: {}]",
+                MAX_LINE_BUFFER >> 20,
+                too_long.join(", ")
+            ));
         }
         Ok(FsAnswer {
             text,
@@ -403,12 +420,35 @@ struct FileBudget {
 
 /// Searches one file within `budget`. `None` when the file is not text, cannot be read, or
 /// holds a line too long to buffer.
+/// What searching one file gave: its lines, nothing to show (not text, unreadable), or a line
+/// too long to hold in memory.
+enum Scanned {
+    Hits(FileHits),
+    Skipped,
+    LineTooLong,
+}
+
 fn scan_file<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     file: &F,
     budget: FileBudget,
-) -> Option<FileHits> {
+) -> Scanned {
+    match scan_file_inner(searcher, matcher, file, budget) {
+        Ok(Some(hits)) => Scanned::Hits(hits),
+        Ok(None) => Scanned::Skipped,
+        // The searcher refuses to buffer a line past its heap limit.
+        Err(e) if e.to_string().contains("allocation limit") => Scanned::LineTooLong,
+        Err(_) => Scanned::Skipped,
+    }
+}
+
+fn scan_file_inner<F: ReadAt + ?Sized>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    file: &F,
+    budget: FileBudget,
+) -> io::Result<Option<FileHits>> {
     let mut source = TextSource::new(file);
     let mut sink = FileSink {
         budget,
@@ -416,14 +456,12 @@ fn scan_file<F: ReadAt + ?Sized>(
         bytes: 0,
         hits: FileHits::default(),
     };
-    searcher
-        .search_reader(matcher, &mut source, &mut sink)
-        .ok()?;
+    searcher.search_reader(matcher, &mut source, &mut sink)?;
     let hits = sink.hits;
     if hits.lines.is_empty() && !hits.more {
-        return Some(hits);
+        return Ok(Some(hits));
     }
-    source.finish().then_some(hits)
+    Ok(source.finish().then_some(hits))
 }
 
 /// Collects one file's lines for [`scan_file`].
@@ -557,6 +595,19 @@ impl Answer {
 mod tests {
     use super::*;
 
+    /// The lines a search of one file gives, or `None` when the file is skipped.
+    fn scan_hits<F: ReadAt + ?Sized>(
+        searcher: &mut Searcher,
+        matcher: &RegexMatcher,
+        file: &F,
+        budget: FileBudget,
+    ) -> Option<FileHits> {
+        match scan_file(searcher, matcher, file, budget) {
+            Scanned::Hits(hits) => Some(hits),
+            Scanned::Skipped | Scanned::LineTooLong => None,
+        }
+    }
+
     impl ReadAt for [u8] {
         fn size(&self) -> u64 {
             self.len() as u64
@@ -591,7 +642,7 @@ mod tests {
     /// The formatted answer for one in-memory file named `f`.
     fn grep(bytes: &[u8], pattern: &str, regex: bool, context: usize, quota: u64) -> String {
         let matcher = compile(pattern, regex).expect("compiles");
-        let hits = scan_file(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
+        let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
         let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
         answer.text
@@ -599,7 +650,7 @@ mod tests {
 
     fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
         let matcher = compile(pattern, false).expect("compiles");
-        scan_file(&mut searcher(0), &matcher, bytes, budget(50))
+        scan_hits(&mut searcher(0), &matcher, bytes, budget(50))
     }
 
     #[test]
@@ -647,19 +698,19 @@ mod tests {
     fn quota_keeps_trailing_context_and_looks_for_one_more() {
         let file = b"x1\nc\nx2\nc\nc\nc\nx3\n";
         let matcher = compile("x", false).unwrap();
-        let hits = scan_file(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
+        let hits = scan_hits(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
         assert!(hits.more);
         let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
         // The second match ends the search; it and its leading context are not shown.
         assert_eq!(texts, ["x1", "c"]);
-        let hits = scan_file(&mut searcher(2), &matcher, &file[..], budget(2)).unwrap();
+        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(2)).unwrap();
         assert!(hits.more);
         let numbers: Vec<_> = hits.lines.iter().map(|l| l.number).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
         // Quota 0 only looks.
-        let hits = scan_file(&mut searcher(2), &matcher, &file[..], budget(0)).unwrap();
+        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(0)).unwrap();
         assert!(hits.more && hits.lines.is_empty());
-        let hits = scan_file(&mut searcher(0), &matcher, &file[..], budget(3)).unwrap();
+        let hits = scan_hits(&mut searcher(0), &matcher, &file[..], budget(3)).unwrap();
         assert!(!hits.more);
         assert_eq!(hits.lines.len(), 3);
     }
@@ -746,7 +797,7 @@ mod tests {
     fn overflow_stops_the_file() {
         let matcher = compile("x", false).unwrap();
         let file = "x\n".repeat(1000);
-        let hits = scan_file(
+        let hits = scan_hits(
             &mut searcher(0),
             &matcher,
             file.as_bytes(),

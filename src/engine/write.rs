@@ -31,6 +31,8 @@ impl Engine {
         if !is_lowercase_basename(path) {
             return Err(EngineError::WriteName);
         }
+        // A device name (`con`, `nul.txt`) fits the basename rule but is no path a read accepts.
+        crate::root::RelPath::parse(path)?;
         let limit = self.root.limits().max_write_bytes;
         if content.len() as u64 > limit {
             return Err(EngineError::ContentTooLarge(limit));

@@ -20,7 +20,7 @@ pub fn with_deadline<T>(limit: Duration, work: impl FnOnce() -> T) -> T {
 }
 
 /// Fails once this thread's deadline has passed.
-pub(crate) fn check() -> Result<(), RootError> {
+pub fn check() -> Result<(), RootError> {
     match DEADLINE.with(Cell::get) {
         Some(deadline) if Instant::now() > deadline => Err(RootError::Deadline),
         _ => Ok(()),

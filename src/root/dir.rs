@@ -11,15 +11,7 @@ use rustix::io::Errno;
 use super::relpath::RelPath;
 use crate::config::ConfigError;
 
-/// Temp files of in-flight writes carry this prefix; walks never show them.
-pub(crate) const TEMP_PREFIX: &str = ".fsmcp-";
-/// …and this suffix.
-pub(crate) const TEMP_SUFFIX: &str = ".tmp";
-
-/// Whether `name` is reserved for fsmcp's own temp files.
-pub(crate) fn is_temp_name(name: &str) -> bool {
-    name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
-}
+pub(crate) use super::relpath::{TEMP_PREFIX, TEMP_SUFFIX, is_reserved as is_temp_name};
 
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)

@@ -51,10 +51,14 @@ impl ReadFile {
         }
     }
 
-    /// Fails with [`RootError::Changed`] if the open file's identity moved since it was opened.
+    /// Fails with [`RootError::Changed`] if the open file's contents may have moved since it
+    /// was opened: its size or modification time. The change time is left out on purpose: an
+    /// atomic replace unlinks the old inode, which bumps its change time although not a byte
+    /// of what a reader holds has changed.
     pub fn ensure_unchanged(&self) -> Result<(), RootError> {
         let now = rustix::fs::fstat(&self.fd).map_err(|_| RootError::Changed)?;
-        if Identity::of(&now) == self.identity {
+        let now = Identity::of(&now);
+        if now.size == self.identity.size && now.mtime_ns == self.identity.mtime_ns {
             Ok(())
         } else {
             Err(RootError::Changed)

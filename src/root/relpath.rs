@@ -40,7 +40,8 @@ impl RelPath {
         }
         let mut normalized = String::with_capacity(value.len());
         for segment in value.split('/').filter(|s| !s.is_empty()) {
-            if segment == "." || segment == ".." || is_device_name(segment) {
+            if segment == "." || segment == ".." || is_device_name(segment) || is_reserved(segment)
+            {
                 return Err(PathError);
             }
             if !normalized.is_empty() {
@@ -134,6 +135,17 @@ impl fmt::Display for RelPath {
     }
 }
 
+/// Prefix of the names fsmcp gives its own in-flight temp files.
+pub(crate) const TEMP_PREFIX: &str = ".fsmcp-";
+/// Suffix of those names.
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+
+/// fsmcp's temp-file names are reserved: no path may name one, so a half-written file is never
+/// served and nothing can hide under such a name.
+pub(crate) fn is_reserved(segment: &str) -> bool {
+    segment.starts_with(TEMP_PREFIX) && segment.ends_with(TEMP_SUFFIX)
+}
+
 /// `C:`, `c:x` and friends: a drive-relative path on Windows, refused everywhere.
 fn has_drive_prefix(value: &str) -> bool {
     let bytes = value.as_bytes();
@@ -214,6 +226,8 @@ mod tests {
             "dir/Aux.c",
             "COM1",
             "lpt9.log",
+            ".fsmcp-0123.tmp",
+            "n/.fsmcp-x.tmp/f.txt",
         ] {
             assert_eq!(RelPath::parse(input), Err(PathError), "{input:?}");
         }

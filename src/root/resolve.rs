@@ -1,12 +1,15 @@
 //! Following symbolic links that stay inside the root (`--follow-symlinks`).
 //!
-//! A path is resolved to the link-free path it names: walking its components from the root
-//! descriptor, each link is replaced by its target — joined onto the link's own directory
-//! and folded lexically, so `..` can never climb above the root — and the walk starts over,
-//! within a hop budget. A link whose target leaves the root, is absolute outside it, or does not
+//! A path is resolved to the link-free path it names, as realpath does it: walking its
+//! components from the root descriptor, each link's target is spliced in where the link
+//! stood, and `..` climbs the real directories walked so far (never above the root), within a
+//! hop budget. A link whose target leaves the root, is absolute outside it, or does not
 //! read as text is refused. The resolved path is then opened with the same no-follow,
 //! component-by-component machinery as any other, so a link swapped in after resolution fails
 //! the open instead of redirecting it.
+
+use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
 
 use rustix::fs::FileType;
 
@@ -25,75 +28,84 @@ impl Root {
         if !self.follow_symlinks {
             return Ok(path.clone());
         }
-        let mut segments: Vec<String> = path.segments().map(str::to_owned).collect();
+        // As realpath does: `resolved` holds only real directories (each with its descriptor),
+        // so a `..` met later climbs where the walk physically is, never lexically across a
+        // link. `pending` holds what is still to walk, a link's target spliced in front.
+        let mut pending: VecDeque<String> = path.segments().map(str::to_owned).collect();
+        let mut resolved: Vec<(String, OwnedFd)> = Vec::new();
+        let root = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
         let mut hops = 0;
-        'restart: loop {
-            let mut dir = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
-            for (index, segment) in segments.iter().enumerate() {
-                let last = index + 1 == segments.len();
-                let Some(stat) = lstat_at(&dir, segment) else {
-                    break;
-                };
-                match file_type(&stat) {
-                    FileType::Symlink if !last || follow_last => {
-                        hops += 1;
-                        if hops > MAX_HOPS {
-                            return Err(ChainError::ThroughLink);
+        while let Some(segment) = pending.pop_front() {
+            match segment.as_str() {
+                "" | "." => continue,
+                ".." => {
+                    resolved.pop().ok_or(ChainError::ThroughLink)?;
+                    continue;
+                }
+                _ => {}
+            }
+            let dir = resolved.last().map_or(&root, |(_, fd)| fd);
+            let last = pending.is_empty();
+            let Some(stat) = lstat_at(dir, &segment) else {
+                // Nothing exists here: keep the rest as written (a path to be created).
+                let mut rest: Vec<String> = resolved.into_iter().map(|(name, _)| name).collect();
+                rest.push(segment);
+                rest.extend(pending);
+                return relative(rest);
+            };
+            match file_type(&stat) {
+                FileType::Symlink if !last || follow_last => {
+                    hops += 1;
+                    if hops > MAX_HOPS {
+                        return Err(ChainError::ThroughLink);
+                    }
+                    let target = rustix::fs::readlinkat(dir, segment.as_str(), Vec::new())
+                        .map_err(|_| ChainError::ThroughLink)?;
+                    let target = String::from_utf8(target.into_bytes())
+                        .map_err(|_| ChainError::ThroughLink)?;
+                    let spliced = match self.absolute_target(&target)? {
+                        Some(from_root) => {
+                            resolved.clear();
+                            from_root
                         }
-                        let target = rustix::fs::readlinkat(&dir, segment.as_str(), Vec::new())
-                            .map_err(|_| ChainError::ThroughLink)?;
-                        let target = String::from_utf8(target.into_bytes())
-                            .map_err(|_| ChainError::ThroughLink)?;
-                        let mut joined = self.target_segments(&target, &segments[..index])?;
-                        joined.extend(segments[index + 1..].iter().cloned());
-                        segments = fold(joined)?;
-                        continue 'restart;
+                        None => target,
+                    };
+                    for part in spliced.rsplit('/') {
+                        pending.push_front(part.to_owned());
                     }
-                    FileType::Directory if !last => {
-                        dir = open_dir_at(&dir, segment).map_err(|_| ChainError::Missing)?;
-                    }
-                    _ if !last => return Err(ChainError::NotDirectory),
-                    _ => {}
+                }
+                FileType::Directory if !last => {
+                    let fd = open_dir_at(dir, &segment).map_err(|_| ChainError::Missing)?;
+                    resolved.push((segment, fd));
+                }
+                _ if !last => return Err(ChainError::NotDirectory),
+                _ => {
+                    let mut names: Vec<String> =
+                        resolved.into_iter().map(|(name, _)| name).collect();
+                    names.push(segment);
+                    return relative(names);
                 }
             }
-            let text = segments.join("/");
-            return RelPath::parse(&text).map_err(|_| ChainError::ThroughLink);
         }
+        relative(resolved.into_iter().map(|(name, _)| name).collect())
     }
 
-    /// The segments, from the root, that a link's target names: a relative target joined onto
-    /// the link's directory; an absolute one only when it lies under the root's own path.
-    fn target_segments(
-        &self,
-        target: &str,
-        link_dir: &[String],
-    ) -> Result<Vec<String>, ChainError> {
-        let (mut joined, relative) = if target.starts_with('/') {
-            let base = self.base.to_string_lossy();
-            let rest = target
-                .strip_prefix(base.as_ref())
-                .filter(|r| r.is_empty() || r.starts_with('/'))
-                .ok_or(ChainError::ThroughLink)?;
-            (Vec::new(), rest)
-        } else {
-            (link_dir.to_vec(), target)
-        };
-        joined.extend(relative.split('/').map(str::to_owned));
-        Ok(joined)
+    /// For an absolute link target: the part below the root's own path (`Some`), or a refusal
+    /// when it lies elsewhere. `None` for a relative target.
+    fn absolute_target(&self, target: &str) -> Result<Option<String>, ChainError> {
+        if !target.starts_with('/') {
+            return Ok(None);
+        }
+        let base = self.base.to_string_lossy();
+        let rest = target
+            .strip_prefix(base.as_ref())
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+            .ok_or(ChainError::ThroughLink)?;
+        Ok(Some(rest.to_owned()))
     }
 }
 
-/// Folds `.` and `..` lexically; `..` above the root is an escape.
-fn fold(segments: Vec<String>) -> Result<Vec<String>, ChainError> {
-    let mut out: Vec<String> = Vec::new();
-    for segment in segments {
-        match segment.as_str() {
-            "" | "." => {}
-            ".." => {
-                out.pop().ok_or(ChainError::ThroughLink)?;
-            }
-            _ => out.push(segment),
-        }
-    }
-    Ok(out)
+/// Joins resolved names into a path, which must pass the same textual rules as any other.
+fn relative(names: Vec<String>) -> Result<RelPath, ChainError> {
+    RelPath::parse(&names.join("/")).map_err(|_| ChainError::ThroughLink)
 }

@@ -30,7 +30,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+pub mod attack;
 pub mod fs;
+pub mod race;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_fsmcp");
