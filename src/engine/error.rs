@@ -201,6 +201,9 @@ pub enum FsError {
         "Directory '{0}' holds entries this root does not serve; delete refuses to remove what it cannot show"
     )]
     DeleteUnserved(String),
+    /// A file that changed while a call read it.
+    #[error("'{0}' changed while it was being read; call again")]
+    Changed(String),
     /// A mutation the filesystem refused.
     #[error("'{0}' could not be changed: the filesystem refused")]
     Refused(String),
@@ -242,4 +245,24 @@ pub enum FsError {
     /// A `grep` name filter holding a `/`.
     #[error("glob matches file names only; name the directory with path instead")]
     GlobWithSlash,
+}
+
+impl EngineError {
+    /// The model-facing wording of a refusal that came from the root in its program-facing
+    /// words (a race can surface one in the middle of an operation), naming `given`.
+    pub fn worded_for(self, given: &str) -> EngineError {
+        let given = given.to_owned();
+        let EngineError::Root(error) = self else {
+            return self;
+        };
+        match error {
+            RootError::NotServed => FsError::Missing(given).into(),
+            RootError::Excluded => FsError::NotServed(given).into(),
+            RootError::NotReadable | RootError::NotWritable => FsError::NotRegular(given).into(),
+            RootError::TooLarge => FsError::TooLarge(given).into(),
+            RootError::ReadFailed | RootError::Changed => FsError::Changed(given).into(),
+            RootError::WriteFailed => FsError::Refused(given).into(),
+            other => EngineError::Root(other),
+        }
+    }
 }

@@ -140,21 +140,25 @@ impl Root {
 /// `lstat` first, so a FIFO or device is refused without being opened at all; then a
 /// non-blocking, no-follow open whose `fstat` must show the same regular file.
 pub(crate) fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile, RootError> {
-    let seen = lstat_at(dir, name).ok_or(RootError::NotReadable)?;
-    if file_type(&seen) != FileType::RegularFile {
-        return Err(RootError::NotReadable);
+    // A concurrent atomic replace can land between the `lstat` and the open; the file that is
+    // there then is just as regular, so look again a few times before calling it a change.
+    for _ in 0..3 {
+        let seen = lstat_at(dir, name).ok_or(RootError::NotReadable)?;
+        if file_type(&seen) != FileType::RegularFile {
+            return Err(RootError::NotReadable);
+        }
+        let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+            .map_err(|_| RootError::NotReadable)?;
+        let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
+        if file_type(&stat) != FileType::RegularFile {
+            return Err(RootError::NotReadable);
+        }
+        if stat.st_ino == seen.st_ino && stat.st_dev == seen.st_dev {
+            return Ok(ReadFile {
+                fd,
+                identity: Identity::of(&stat),
+            });
+        }
     }
-    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
-        .map_err(|_| RootError::NotReadable)?;
-    let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
-    if file_type(&stat) != FileType::RegularFile
-        || stat.st_ino != seen.st_ino
-        || stat.st_dev != seen.st_dev
-    {
-        return Err(RootError::NotReadable);
-    }
-    Ok(ReadFile {
-        fd,
-        identity: Identity::of(&stat),
-    })
+    Err(RootError::NotReadable)
 }

@@ -29,9 +29,8 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
         .get("recursive")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    Ok(answer(engine.delete_path(
-        str_arg(arguments, "path"),
-        recursive,
-        expected.as_ref(),
-    )?))
+    answer(
+        engine.delete_path(str_arg(arguments, "path"), recursive, expected.as_ref()),
+        Some(str_arg(arguments, "path")),
+    )
 }

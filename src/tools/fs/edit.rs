@@ -31,11 +31,14 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
         .get("replace-all")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    Ok(answer(engine.edit_text(
-        str_arg(arguments, "path"),
-        str_arg(arguments, "old-string"),
-        str_arg(arguments, "new-string"),
-        replace_all,
-        expected.as_ref(),
-    )?))
+    answer(
+        engine.edit_text(
+            str_arg(arguments, "path"),
+            str_arg(arguments, "old-string"),
+            str_arg(arguments, "new-string"),
+            replace_all,
+            expected.as_ref(),
+        ),
+        Some(str_arg(arguments, "path")),
+    )
 }

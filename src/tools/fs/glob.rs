@@ -24,10 +24,13 @@ pub(super) fn spec() -> ToolSpec {
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
-    Ok(answer(engine.glob(
-        str_arg(arguments, "pattern"),
-        path_or_root(arguments, "path"),
-    )?))
+    answer(
+        engine.glob(
+            str_arg(arguments, "pattern"),
+            path_or_root(arguments, "path"),
+        ),
+        None,
+    )
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
             .and_then(positive_safe_integer)
             .unwrap_or(DEFAULT_MAX_RESULTS),
     };
-    Ok(answer(engine.grep(&query)?))
+    answer(engine.grep(&query), None)
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ pub(super) fn spec() -> ToolSpec {
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
-    Ok(answer(
-        engine.list_entries(path_or_root(arguments, "path"))?,
-    ))
+    answer(
+        engine.list_entries(path_or_root(arguments, "path")),
+        Some(path_or_root(arguments, "path")),
+    )
 }

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 
 use super::{ToolOutput, ToolSpec};
 use crate::config::Limits;
-use crate::engine::FsAnswer;
+use crate::engine::{EngineError, FsAnswer};
 
 /// The reserved argument carrying expected revisions (never advertised in a schema).
 const EXPECTED: &str = "_expected-revisions";
@@ -132,10 +132,20 @@ fn path_or_root<'a>(arguments: &'a Map<String, Value>, name: &str) -> &'a str {
     arguments.get(name).and_then(Value::as_str).unwrap_or(".")
 }
 
-/// The tool result of an engine answer: its text, with revisions as structured content.
-fn answer(answer: FsAnswer) -> ToolOutput {
-    ToolOutput {
-        text: answer.text,
-        structured: answer.revisions,
+/// The tool result of an engine answer: its text, with revisions as structured content. A
+/// refusal from the root is worded for the model, naming the location argument `given`.
+fn answer(
+    result: Result<FsAnswer, EngineError>,
+    given: Option<&str>,
+) -> Result<ToolOutput, EngineError> {
+    match result {
+        Ok(answer) => Ok(ToolOutput {
+            text: answer.text,
+            structured: answer.revisions,
+        }),
+        Err(error) => Err(match given {
+            Some(given) => error.worded_for(given),
+            None => error,
+        }),
     }
 }

@@ -25,9 +25,12 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
-    Ok(answer(engine.move_path(
-        str_arg(arguments, "from"),
-        str_arg(arguments, "to"),
-        expected.as_ref(),
-    )?))
+    answer(
+        engine.move_path(
+            str_arg(arguments, "from"),
+            str_arg(arguments, "to"),
+            expected.as_ref(),
+        ),
+        Some(str_arg(arguments, "from")),
+    )
 }

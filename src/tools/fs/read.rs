@@ -27,9 +27,8 @@ pub(super) fn spec() -> ToolSpec {
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let offset = arguments.get("offset").and_then(positive_safe_integer);
     let limit = arguments.get("limit").and_then(positive_safe_integer);
-    Ok(answer(engine.read_text(
-        str_arg(arguments, "path"),
-        offset,
-        limit,
-    )?))
+    answer(
+        engine.read_text(str_arg(arguments, "path"), offset, limit),
+        Some(str_arg(arguments, "path")),
+    )
 }

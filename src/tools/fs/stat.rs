@@ -18,5 +18,8 @@ pub(super) fn spec() -> ToolSpec {
 }
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
-    Ok(answer(engine.stat_path(str_arg(arguments, "path"))?))
+    answer(
+        engine.stat_path(str_arg(arguments, "path")),
+        Some(str_arg(arguments, "path")),
+    )
 }

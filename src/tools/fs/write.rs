@@ -26,9 +26,8 @@ pub(super) fn spec() -> ToolSpec {
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
     let content = str_arg(arguments, "content");
-    Ok(answer(engine.write_text(
-        str_arg(arguments, "path"),
-        content,
-        expected.as_ref(),
-    )?))
+    answer(
+        engine.write_text(str_arg(arguments, "path"), content, expected.as_ref()),
+        Some(str_arg(arguments, "path")),
+    )
 }
