@@ -440,7 +440,8 @@ Options:
   --version                    Print the version and exit.
 
 Limits outside their range stop start-up: --max-read-bytes {MIN_READ_BYTES} to {MAX_PAGE_BYTES},
---max-result-bytes {MIN_RESULT_BYTES} to {MAX_PAGE_BYTES}, --max-scan-bytes at least {MIN_SCAN_BYTES}.
+--max-result-bytes {MIN_RESULT_BYTES} to {MAX_PAGE_BYTES}, --max-scan-bytes at least {MIN_SCAN_BYTES},
+--max-call-seconds 1 to 86400.
 Paths are relative to the root. MCP messages use stdin and stdout; diagnostics go to stderr.",
         max_files = d.max_files,
         max_directories = d.max_directories,
