@@ -15,6 +15,7 @@
 pub mod app;
 pub mod config;
 pub mod engine;
+pub mod map;
 pub mod root;
 pub mod server;
 pub mod tools;

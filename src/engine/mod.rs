@@ -16,6 +16,7 @@ mod glob;
 mod grep;
 mod list;
 mod locate;
+mod map;
 mod page;
 mod read;
 mod revision;
@@ -35,6 +36,7 @@ pub use digest::{DigestCache, HashBudget, content_hash, hex, sha256_hex};
 pub use error::{EngineError, FsError};
 pub use grep::{GrepQuery, MAX_CONTEXT, MAX_LINE_BYTES, MAX_RESULTS};
 pub use locate::FsAnswer;
+pub use map::MapQuery;
 pub use page::{Candidate, Fitter, Limit, Page, escaped_len};
 pub use revision::{ABSENT, Revision, SCHEME, expected_revisions, revisions_value};
 pub use terms::{Terms, parse_terms};
@@ -62,6 +64,8 @@ pub struct Engine {
     mutation: Mutex<()>,
     read_only: bool,
     fitter: Fitter,
+    /// What `map` parsed, per file, while the file stays unchanged.
+    map_cache: Mutex<map::TagCache>,
 }
 
 impl Engine {
@@ -80,6 +84,7 @@ impl Engine {
             )),
             mutation: Mutex::new(()),
             read_only: false,
+            map_cache: Mutex::new(map::TagCache::default()),
             fitter: Fitter {
                 max_result_bytes: limits.max_result_bytes,
                 envelope_bytes,

@@ -10,6 +10,7 @@ mod edit;
 mod glob;
 mod grep;
 mod list;
+mod map;
 mod mkdir;
 mod move_path;
 mod read;
@@ -43,6 +44,7 @@ pub fn tools(_limits: &Limits, prefix: &str) -> Vec<ToolSpec> {
         list::spec(),
         glob::spec(),
         grep::spec(),
+        map::spec(),
         stat::spec(),
         mkdir::spec(),
         move_path::spec(),

@@ -1,0 +1,1000 @@
+//! One file into its definitions and references.
+//!
+//! Tree-sitter languages go through `tree-sitter-tags` with each grammar's vendored tags
+//! query, extended where that query falls short by the supplements under `queries/` (C and
+//! C++ tag no calls, TypeScript tags only signatures, Rust misses `Type::call()` paths and
+//! type uses). Each [`TagsConfiguration`] is built once per process; each thread keeps its
+//! own [`TagsContext`]. Raku has no grammar and is read by a line scanner (`scan_raku`).
+
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use tree_sitter_tags::{TagsConfiguration, TagsContext};
+
+use super::{Definition, FileTags, Language};
+
+/// Longest signature line kept, in bytes; longer lines (minified code) are cut at a
+/// character boundary and marked with an ellipsis.
+const MAX_TEXT_LEN: usize = 300;
+
+const C_SUPPLEMENT: &str = include_str!("queries/c.scm");
+const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
+const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
+const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
+
+/// The language of a path by its extension, if the map reads it.
+#[must_use]
+pub fn language_of(path: &str) -> Option<Language> {
+    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    let language = match ext.as_str() {
+        "c" | "h" => Language::C,
+        "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" => Language::Cpp,
+        "go" => Language::Go,
+        "java" => Language::Java,
+        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+        "py" => Language::Python,
+        "rs" => Language::Rust,
+        "ts" | "mts" | "cts" => Language::TypeScript,
+        "tsx" => Language::Tsx,
+        "raku" | "rakumod" | "rakutest" | "pm6" | "p6" => Language::Raku,
+        _ => return None,
+    };
+    Some(language)
+}
+
+/// Definitions and references of one source file. Never panics; a parse that fails yields
+/// what it could (or an empty [`FileTags`]).
+#[must_use]
+pub fn extract(language: Language, source: &[u8]) -> FileTags {
+    if language == Language::Raku {
+        return catch_unwind(|| scan_raku(source)).unwrap_or_default();
+    }
+    let Some(config) = config(language) else {
+        return FileTags::default();
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        CONTEXT.with(|context| match context.try_borrow_mut() {
+            Ok(mut context) => tag_with(&mut context, config, source),
+            // Re-entered on this thread (cannot happen through this API): use a fresh context.
+            Err(_) => tag_with(&mut TagsContext::new(), config, source),
+        })
+    }));
+    match result {
+        Ok(tags) => tags,
+        Err(_) => {
+            // The context may be mid-parse; start the thread over with a clean one.
+            let _ = CONTEXT.try_with(|context| {
+                if let Ok(mut context) = context.try_borrow_mut() {
+                    *context = TagsContext::new();
+                }
+            });
+            FileTags::default()
+        }
+    }
+}
+
+thread_local! {
+    static CONTEXT: RefCell<TagsContext> = RefCell::new(TagsContext::new());
+}
+
+/// The tags configuration of a tree-sitter language, built on first use; `None` for Raku
+/// or if the query does not compile (which the tests rule out).
+fn config(language: Language) -> Option<&'static TagsConfiguration> {
+    static C: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static CPP: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static GO: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static JAVA: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static JAVASCRIPT: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static PYTHON: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static RUST: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static TYPESCRIPT: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+    static TSX: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
+
+    let (cell, grammar, vendored, supplement): (_, tree_sitter::Language, &str, &str) =
+        match language {
+            Language::C => (
+                &C,
+                tree_sitter_c::LANGUAGE.into(),
+                tree_sitter_c::TAGS_QUERY,
+                C_SUPPLEMENT,
+            ),
+            Language::Cpp => (
+                &CPP,
+                tree_sitter_cpp::LANGUAGE.into(),
+                tree_sitter_cpp::TAGS_QUERY,
+                CPP_SUPPLEMENT,
+            ),
+            Language::Go => (
+                &GO,
+                tree_sitter_go::LANGUAGE.into(),
+                tree_sitter_go::TAGS_QUERY,
+                "",
+            ),
+            Language::Java => (
+                &JAVA,
+                tree_sitter_java::LANGUAGE.into(),
+                tree_sitter_java::TAGS_QUERY,
+                "",
+            ),
+            Language::JavaScript => (
+                &JAVASCRIPT,
+                tree_sitter_javascript::LANGUAGE.into(),
+                tree_sitter_javascript::TAGS_QUERY,
+                "",
+            ),
+            Language::Python => (
+                &PYTHON,
+                tree_sitter_python::LANGUAGE.into(),
+                tree_sitter_python::TAGS_QUERY,
+                "",
+            ),
+            Language::Rust => (
+                &RUST,
+                tree_sitter_rust::LANGUAGE.into(),
+                tree_sitter_rust::TAGS_QUERY,
+                RUST_SUPPLEMENT,
+            ),
+            Language::TypeScript => (
+                &TYPESCRIPT,
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+                tree_sitter_typescript::TAGS_QUERY,
+                TYPESCRIPT_SUPPLEMENT,
+            ),
+            Language::Tsx => (
+                &TSX,
+                tree_sitter_typescript::LANGUAGE_TSX.into(),
+                tree_sitter_typescript::TAGS_QUERY,
+                TYPESCRIPT_SUPPLEMENT,
+            ),
+            Language::Raku => return None,
+        };
+    cell.get_or_init(|| {
+        // The vendored patterns come first: where two patterns tag the same name, the one
+        // with the lower index wins, so the supplement only fills gaps.
+        let query = format!("{vendored}\n{supplement}");
+        match TagsConfiguration::new(grammar, &query, "") {
+            Ok(config) => Some(config),
+            Err(error) => {
+                tracing::warn!(?language, %error, "tags query does not compile");
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+/// Runs one tags pass and collects what it yields; an error mid-way keeps what came before.
+fn tag_with(context: &mut TagsContext, config: &TagsConfiguration, source: &[u8]) -> FileTags {
+    let mut tags = FileTags::default();
+    let Ok((iter, _has_error)) = context.generate_tags(config, source, None) else {
+        return tags;
+    };
+    let mut definitions = Vec::new();
+    for tag in iter {
+        let Ok(tag) = tag else { break };
+        // Tags captured as `@ignore` carry a sentinel range and no position.
+        if tag.range.start == usize::MAX {
+            continue;
+        }
+        let Some(name_bytes) = source.get(tag.name_range.clone()) else {
+            continue;
+        };
+        let name = String::from_utf8_lossy(name_bytes).trim().to_string();
+        if name.is_empty() {
+            continue;
+        }
+        if tag.is_definition {
+            let line = u32::try_from(tag.span.start.row.saturating_add(1)).unwrap_or(u32::MAX);
+            let text = line_text(source, tag.name_range.start);
+            definitions.push((tag.name_range.start, Definition { name, line, text }));
+        } else {
+            tags.references.push(name);
+        }
+    }
+    definitions.sort_by_key(|(start, _)| *start);
+    tags.definitions = definitions.into_iter().map(|(_, d)| d).collect();
+    tags
+}
+
+/// The source line holding byte `at`, without its line ending or trailing whitespace.
+fn line_text(source: &[u8], at: usize) -> String {
+    let at = at.min(source.len());
+    let start = source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = source[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(source.len(), |i| at + i);
+    clip(String::from_utf8_lossy(&source[start..end]).trim_end())
+}
+
+/// `text` cut to [`MAX_TEXT_LEN`] bytes at a character boundary, with a mark if cut.
+fn clip(text: &str) -> String {
+    if text.len() <= MAX_TEXT_LEN {
+        return text.to_string();
+    }
+    let mut end = MAX_TEXT_LEN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} …", text[..end].trim_end())
+}
+
+// ---------------------------------------------------------------------------------------
+// Raku
+// ---------------------------------------------------------------------------------------
+
+/// The Raku scanner's patterns, compiled once.
+struct RakuPatterns {
+    /// A declaration: optional scope and multi-dispatch words, the declarator, the name.
+    declaration: Regex,
+    /// `multi`/`proto`/`only` followed directly by a name: an implied `sub`.
+    implied_sub: Regex,
+    /// `use`/`need`/`require` of a module name.
+    import: Regex,
+    /// `name(`: a call.
+    call: Regex,
+    /// `.name`, `.^name`, `self!name`: a method call.
+    method_call: Regex,
+    /// `Name::Space.` or `Name.`: a type used as an invocant.
+    type_invocant: Regex,
+    /// `is Name` / `does Name` traits: a type use.
+    type_trait: Regex,
+    /// The start of a heredoc: `q:to/END/`, `:heredoc/END/`.
+    heredoc: Regex,
+}
+
+const RAKU_IDENT: &str = r"[\p{Alphabetic}_][\w]*(?:['-][\p{Alphabetic}_][\w]*)*";
+
+fn raku_patterns() -> &'static RakuPatterns {
+    static PATTERNS: OnceLock<RakuPatterns> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let name = format!(r"{RAKU_IDENT}(?:::{RAKU_IDENT})*");
+        let build = |pattern: &str| Regex::new(pattern).expect("static Raku pattern");
+        RakuPatterns {
+            declaration: build(&format!(
+                r"(?:^|[\s{{}};(])(?:(?:my|our|unit|augment|supersede|anon|lexical)\s+)?(?:(?:multi|proto|only)\s+)?(sub|method|submethod|class|role|grammar|module|package|token|rule|regex|constant|enum)\s+[!^]?[$@%&\\]?({name})"
+            )),
+            implied_sub: build(&format!(
+                r"(?:^|[\s{{}};])(?:(?:my|our)\s+)?(?:multi|proto|only)\s+({name})"
+            )),
+            import: build(&format!(r"^\s*(?:use|need|require)\s+({name})")),
+            call: build(&format!(r"(?:^|[^\w$@%.!^'-])&?({name})\(")),
+            method_call: build(&format!(r"(?:\.[!^]?|\bself!)({RAKU_IDENT})")),
+            type_invocant: build(&format!(
+                r"(?:^|[^\w$@%&.!^'-])(\p{{Uppercase}}[\w'-]*(?:::{RAKU_IDENT})*)\."
+            )),
+            type_trait: build(&format!(r"\b(?:is|does)\s+(\p{{Uppercase}}[\w'-]*(?:::{RAKU_IDENT})*)")),
+            heredoc: build(r":(?:to|heredoc)\s*/([^/\s]+)/"),
+        }
+    })
+}
+
+/// Words that look like calls but are not: control flow and declarators.
+const RAKU_KEYWORDS: &[&str] = &[
+    "if",
+    "elsif",
+    "unless",
+    "while",
+    "until",
+    "for",
+    "given",
+    "when",
+    "with",
+    "without",
+    "orwith",
+    "loop",
+    "repeat",
+    "return",
+    "my",
+    "our",
+    "has",
+    "sub",
+    "method",
+    "submethod",
+    "multi",
+    "proto",
+    "only",
+    "so",
+    "not",
+    "and",
+    "or",
+    "xor",
+    "andthen",
+    "orelse",
+    "do",
+    "try",
+    "gather",
+    "take",
+    "start",
+    "react",
+    "whenever",
+    "supply",
+    "class",
+    "role",
+    "grammar",
+    "module",
+    "package",
+    "token",
+    "rule",
+    "regex",
+    "constant",
+    "enum",
+    "use",
+    "need",
+    "require",
+    "is",
+    "does",
+    "where",
+    "returns",
+    "of",
+    "let",
+    "temp",
+    "state",
+    "else",
+    "default",
+    "last",
+    "next",
+    "redo",
+    "die",
+    "fail",
+];
+
+/// Where the scanner is between lines.
+enum RakuState {
+    /// Ordinary code.
+    Code,
+    /// Inside `=begin … =end` Pod, `depth` blocks deep.
+    PodBlock { depth: usize },
+    /// Inside an abbreviated or paragraph Pod block (`=head1`, `=for`, `=item` …), which
+    /// runs to the next blank line.
+    PodParagraph,
+    /// Inside a bracketed comment (`#|( … )`, `#=( … )`, `` #`( … ) ``).
+    Bracketed {
+        open: char,
+        close: char,
+        depth: usize,
+    },
+    /// Inside a heredoc body, up to the line that is its terminator.
+    Heredoc { terminator: String },
+}
+
+/// The closing bracket of an opening one Raku accepts as a comment delimiter.
+fn closing_bracket(open: char) -> Option<char> {
+    Some(match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        '«' => '»',
+        '「' => '」',
+        _ => return None,
+    })
+}
+
+/// Reads a Raku file by lines: declarations, calls and `use` imports, with comments, Pod
+/// and declarator documentation (including bracketed multi-line forms) skipped.
+fn scan_raku(source: &[u8]) -> FileTags {
+    let text = String::from_utf8_lossy(source);
+    let patterns = raku_patterns();
+    let mut tags = FileTags::default();
+    let mut state = RakuState::Code;
+
+    for (index, line) in text.lines().enumerate() {
+        let line_no = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        let trimmed = line.trim_start();
+
+        // Lines wholly inside something that is not code.
+        let rest: &str = match &mut state {
+            RakuState::PodBlock { depth } => {
+                if let Some(directive) = pod_directive(trimmed) {
+                    match directive {
+                        "begin" => *depth += 1,
+                        "end" => {
+                            *depth -= 1;
+                            if *depth == 0 {
+                                state = RakuState::Code;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            RakuState::PodParagraph => {
+                if trimmed.is_empty() {
+                    state = RakuState::Code;
+                    continue;
+                }
+                if pod_directive(trimmed).is_none() {
+                    continue;
+                }
+                // A new directive ends the paragraph; read it below as a fresh line.
+                state = RakuState::Code;
+                line
+            }
+            RakuState::Heredoc { terminator } => {
+                if trimmed.trim_end() == terminator {
+                    state = RakuState::Code;
+                }
+                continue;
+            }
+            RakuState::Bracketed { open, close, depth } => {
+                match close_bracketed(line, *open, *close, depth) {
+                    Some(after) => {
+                        state = RakuState::Code;
+                        after
+                    }
+                    None => continue,
+                }
+            }
+            RakuState::Code => line,
+        };
+
+        // Pod directives at the start of a line.
+        if let Some(directive) = pod_directive(rest.trim_start()) {
+            match directive {
+                "begin" => state = RakuState::PodBlock { depth: 1 },
+                "finish" | "END" => break,
+                // A stray `=end` closes nothing we are in.
+                "end" => {}
+                _ => state = RakuState::PodParagraph,
+            }
+            continue;
+        }
+
+        let (code, next) = strip_comments(rest);
+        if let Some(next) = next {
+            state = next;
+        }
+        if code.trim().is_empty() {
+            continue;
+        }
+
+        if let Some(caps) = patterns.import.captures(&code) {
+            let name = &caps[1];
+            if !name.starts_with("v6") && name != "lib" {
+                tags.imports.push(name.to_string());
+            }
+            continue;
+        }
+
+        // Declarations; their names are not references.
+        let mut declared: Vec<std::ops::Range<usize>> = Vec::new();
+        for caps in patterns.declaration.captures_iter(&code) {
+            let Some(name) = caps.get(2) else { continue };
+            declared.push(name.range());
+            tags.definitions.push(Definition {
+                name: name.as_str().to_string(),
+                line: line_no,
+                text: clip(line.trim_end()),
+            });
+        }
+        for caps in patterns.implied_sub.captures_iter(&code) {
+            let Some(name) = caps.get(1) else { continue };
+            if RAKU_KEYWORDS.contains(&name.as_str()) {
+                continue;
+            }
+            declared.push(name.range());
+            tags.definitions.push(Definition {
+                name: name.as_str().to_string(),
+                line: line_no,
+                text: clip(line.trim_end()),
+            });
+        }
+
+        let overlaps = |range: &std::ops::Range<usize>| {
+            declared
+                .iter()
+                .any(|d| d.start < range.end && range.start < d.end)
+        };
+        let mut found: Vec<(usize, String)> = Vec::new();
+        for pattern in [
+            &patterns.call,
+            &patterns.method_call,
+            &patterns.type_invocant,
+            &patterns.type_trait,
+        ] {
+            for caps in pattern.captures_iter(&code) {
+                let Some(name) = caps.get(1) else { continue };
+                if overlaps(&name.range()) || RAKU_KEYWORDS.contains(&name.as_str()) {
+                    continue;
+                }
+                found.push((name.start(), name.as_str().to_string()));
+            }
+        }
+        found.sort();
+        found.dedup();
+        tags.references
+            .extend(found.into_iter().map(|(_, name)| name));
+
+        if let Some(caps) = patterns.heredoc.captures(&code) {
+            state = RakuState::Heredoc {
+                terminator: caps[1].to_string(),
+            };
+        }
+    }
+    tags
+}
+
+/// The directive of a Pod line (`=begin pod` → `begin`, `=head1 Title` → `head1`), if the
+/// (left-trimmed) line is one.
+fn pod_directive(trimmed: &str) -> Option<&str> {
+    let rest = trimmed.strip_prefix('=')?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    let word = &rest[..end];
+    word.starts_with(|c: char| c.is_alphabetic())
+        .then_some(word)
+}
+
+/// Balances brackets of a bracketed comment on one line; `Some(rest of the line)` once the
+/// comment closes on it, `None` if it continues past it.
+fn close_bracketed<'a>(
+    line: &'a str,
+    open: char,
+    close: char,
+    depth: &mut usize,
+) -> Option<&'a str> {
+    for (at, c) in line.char_indices() {
+        if c == open {
+            *depth += 1;
+        } else if c == close {
+            *depth -= 1;
+            if *depth == 0 {
+                return Some(&line[at + c.len_utf8()..]);
+            }
+        }
+    }
+    None
+}
+
+/// The code of one line with comments removed and string contents blanked, and the state
+/// the next line starts in if a bracketed comment opened and did not close.
+fn strip_comments(line: &str) -> (String, Option<RakuState>) {
+    let mut code = String::with_capacity(line.len());
+    let mut chars = line.char_indices().peekable();
+    let mut quote: Option<char> = None;
+    let mut prev: Option<char> = None;
+    while let Some((at, c)) = chars.next() {
+        if let Some(q) = quote {
+            if c == '\\' {
+                code.push(' ');
+                if chars.next().is_some() {
+                    code.push(' ');
+                }
+            } else if c == q {
+                quote = None;
+                code.push(c);
+            } else {
+                code.push(' ');
+            }
+            prev = Some(c);
+            continue;
+        }
+        match c {
+            '"' => quote = Some('"'),
+            // An apostrophe inside an identifier (`don't`) is not a quote.
+            '\'' if !prev.is_some_and(|p| p.is_alphanumeric() || p == '_') => quote = Some('\''),
+            // An escaped `\#` (in a regex) is no comment.
+            '#' if prev != Some('\\') => {
+                let after = &line[at + 1..];
+                // `#|(`, `#=(`, and the embedded `` #`( ``: bracketed, possibly multi-line.
+                let opener = after
+                    .strip_prefix('|')
+                    .or_else(|| after.strip_prefix('='))
+                    .or_else(|| after.strip_prefix('`'));
+                if let Some(body) = opener
+                    && let Some(open) = body.chars().next()
+                    && let Some(close) = closing_bracket(open)
+                {
+                    let mut depth = 0;
+                    match close_bracketed(body, open, close, &mut depth) {
+                        Some(rest) => {
+                            // Closed on this line: carry on with what follows it.
+                            let (more, next) = strip_comments(rest);
+                            code.push(' ');
+                            code.push_str(&more);
+                            return (code, next);
+                        }
+                        None => {
+                            return (code, Some(RakuState::Bracketed { open, close, depth }));
+                        }
+                    }
+                }
+                // Any other `#` (including `#|` and `#=` without a bracket) ends the line.
+                return (code, None);
+            }
+            _ => {}
+        }
+        code.push(c);
+        prev = Some(c);
+    }
+    (code, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(tags: &FileTags) -> Vec<(&str, u32)> {
+        tags.definitions
+            .iter()
+            .map(|d| (d.name.as_str(), d.line))
+            .collect()
+    }
+
+    fn refers(tags: &FileTags, name: &str) -> bool {
+        tags.references.iter().any(|r| r == name)
+    }
+
+    #[test]
+    fn every_query_compiles() {
+        for language in [
+            Language::C,
+            Language::Cpp,
+            Language::Go,
+            Language::Java,
+            Language::JavaScript,
+            Language::Python,
+            Language::Rust,
+            Language::TypeScript,
+            Language::Tsx,
+        ] {
+            assert!(config(language).is_some(), "{language:?}");
+        }
+    }
+
+    #[test]
+    fn languages_by_extension() {
+        assert_eq!(language_of("src/a.rs"), Some(Language::Rust));
+        assert_eq!(language_of("x/y.H"), Some(Language::C));
+        assert_eq!(language_of("a.hpp"), Some(Language::Cpp));
+        assert_eq!(language_of("a.mjs"), Some(Language::JavaScript));
+        assert_eq!(language_of("a.d.ts"), Some(Language::TypeScript));
+        assert_eq!(language_of("a.tsx"), Some(Language::Tsx));
+        assert_eq!(language_of("lib/Foo/Bar.rakumod"), Some(Language::Raku));
+        assert_eq!(language_of("t/basic.rakutest"), Some(Language::Raku));
+        assert_eq!(language_of("README.md"), None);
+        assert_eq!(language_of("Makefile"), None);
+        assert_eq!(language_of(".py"), None);
+    }
+
+    #[test]
+    fn python() {
+        let src = b"import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n";
+        let tags = extract(Language::Python, src);
+        assert_eq!(
+            names(&tags),
+            [("Dispatcher", 3), ("run", 4), ("frobnicate", 7)]
+        );
+        assert_eq!(tags.definitions[1].text, "    def run(self, value):");
+        assert!(refers(&tags, "frobnicate"));
+        assert!(refers(&tags, "join"));
+    }
+
+    #[test]
+    fn rust() {
+        let src = b"pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n";
+        let tags = extract(Language::Rust, src);
+        assert_eq!(names(&tags), [("Engine", 1), ("new", 6), ("helper", 11)]);
+        assert_eq!(tags.definitions[2].text, "fn helper(x: u32) -> Engine {");
+        assert!(refers(&tags, "helper"));
+        assert!(refers(&tags, "new"));
+        assert!(refers(&tags, "start"));
+        assert!(refers(&tags, "Engine"));
+    }
+
+    #[test]
+    fn go() {
+        let src = b"package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n";
+        let tags = extract(Language::Go, src);
+        assert_eq!(names(&tags), [("Server", 3), ("Serve", 7), ("listen", 11)]);
+        assert!(refers(&tags, "listen"));
+        assert!(refers(&tags, "Server"));
+    }
+
+    #[test]
+    fn java() {
+        let src = b"package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n";
+        let tags = extract(Language::Java, src);
+        assert_eq!(
+            names(&tags),
+            [("Greeter", 3), ("greet", 4), ("Speaker", 9), ("greet", 10)]
+        );
+        assert!(refers(&tags, "format"));
+        assert!(refers(&tags, "Speaker"));
+    }
+
+    #[test]
+    fn javascript() {
+        let src = b"class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n";
+        let tags = extract(Language::JavaScript, src);
+        assert_eq!(
+            names(&tags),
+            [("Widget", 1), ("render", 2), ("draw", 7), ("make", 11)]
+        );
+        assert!(refers(&tags, "draw"));
+        assert!(refers(&tags, "paint"));
+        assert!(refers(&tags, "Widget"));
+    }
+
+    #[test]
+    fn c_with_call_references() {
+        let src = b"#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n";
+        let tags = extract(Language::C, src);
+        let defs = names(&tags);
+        assert!(defs.contains(&("point", 3)), "{defs:?}");
+        assert!(defs.contains(&("point_t", 5)), "{defs:?}");
+        assert!(defs.contains(&("square", 7)), "{defs:?}");
+        assert!(defs.contains(&("main", 11)), "{defs:?}");
+        assert_eq!(
+            tags.definitions
+                .iter()
+                .find(|d| d.name == "square")
+                .unwrap()
+                .text,
+            "static int square(int v) {"
+        );
+        assert!(refers(&tags, "square"));
+        assert!(refers(&tags, "printf"));
+        assert!(refers(&tags, "point_t"));
+    }
+
+    #[test]
+    fn cpp_with_call_references() {
+        let src = b"namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n";
+        let tags = extract(Language::Cpp, src);
+        let defs = names(&tags);
+        assert!(defs.contains(&("geo", 1)), "{defs:?}");
+        assert!(defs.contains(&("Shape", 3)), "{defs:?}");
+        assert!(defs.contains(&("area", 5)), "{defs:?}");
+        assert!(defs.contains(&("area", 8)), "{defs:?}");
+        assert!(defs.contains(&("main", 14)), "{defs:?}");
+        assert!(refers(&tags, "compute"));
+        assert!(refers(&tags, "area"));
+        assert!(refers(&tags, "clamp"));
+        assert!(refers(&tags, "Shape"));
+    }
+
+    const TS_FIXTURE: &[u8] = b"export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n";
+
+    fn check_typescript(tags: &FileTags) {
+        assert_eq!(
+            names(tags),
+            [
+                ("Store", 1),
+                ("get", 2),
+                ("MemoryStore", 5),
+                ("get", 6),
+                ("lookup", 11),
+                ("Item", 15),
+                ("Mode", 16),
+                ("build", 17),
+            ]
+        );
+        assert_eq!(
+            tags.definitions[2].text,
+            "export class MemoryStore implements Store {"
+        );
+        assert!(refers(tags, "lookup"));
+        assert!(refers(tags, "find"));
+        assert!(refers(tags, "Item"));
+        assert!(refers(tags, "MemoryStore"));
+        assert!(refers(tags, "Store"));
+    }
+
+    #[test]
+    fn typescript() {
+        check_typescript(&extract(Language::TypeScript, TS_FIXTURE));
+    }
+
+    #[test]
+    fn tsx() {
+        let mut src = TS_FIXTURE.to_vec();
+        src.extend_from_slice(
+            b"export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
+        );
+        let tags = extract(Language::Tsx, &src);
+        assert!(names(&tags).contains(&("View", 18)));
+        assert!(refers(&tags, "render"));
+        let mut tags = tags;
+        tags.definitions.retain(|d| d.name != "View");
+        check_typescript(&tags);
+    }
+
+    #[test]
+    fn typescript_field_functions_and_private_methods() {
+        let src = b"class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n";
+        let tags = extract(Language::TypeScript, src);
+        assert_eq!(
+            names(&tags),
+            [("Panel", 1), ("onClick", 2), ("#refresh", 5)]
+        );
+        assert!(refers(&tags, "#refresh"));
+    }
+
+    #[test]
+    fn hostile_input_does_not_panic() {
+        let junk: &[u8] = b"\xff\xfe fn \xc3( { class \x00 def ((((\n}}}} #|( =begin\n";
+        for language in [
+            Language::C,
+            Language::Cpp,
+            Language::Go,
+            Language::Java,
+            Language::JavaScript,
+            Language::Python,
+            Language::Rust,
+            Language::TypeScript,
+            Language::Tsx,
+            Language::Raku,
+        ] {
+            let _ = extract(language, junk);
+            let _ = extract(language, b"");
+        }
+        // Invalid UTF-8 in a definition line is replaced, not fatal.
+        let tags = extract(
+            Language::Python,
+            b"def f\xffo():\n    pass\ndef g():  # \xfe\n    pass\n",
+        );
+        assert!(
+            tags.definitions
+                .iter()
+                .any(|d| d.name == "g" && d.line == 3)
+        );
+    }
+
+    #[test]
+    fn long_lines_are_clipped() {
+        let mut src = b"function wide(".to_vec();
+        src.extend(std::iter::repeat_n(b'a', 1000));
+        src.extend_from_slice(b") {}\n");
+        let tags = extract(Language::JavaScript, &src);
+        assert_eq!(tags.definitions[0].name, "wide");
+        assert!(tags.definitions[0].text.len() <= MAX_TEXT_LEN + 4);
+        assert!(tags.definitions[0].text.ends_with('…'));
+    }
+
+    const RAKU_FIXTURE: &str = r#"use v6.d;
+use Foo::Bar;
+use JSON::Fast:ver<0.19>;
+
+#| A greeter. sub not-a-def is just prose
+unit class Greeter::Hello is Base::Greeter does Speaking;
+
+#|(
+    Multi-line declarator docs.
+    sub fake-sub() and class FakeClass read like code
+    (balanced (nested) parens) method fake-method
+)
+has $.name;
+
+=begin pod
+=head1 Greeter
+sub pod-sub { }
+=begin code
+class PodClass { }
+=end code
+method pod-method { }
+=end pod
+
+method greet(Str $who --> Str) {
+    # sub commented-out { }
+    my $x = helper($who).uc;   # method trailing-comment
+    self!polish($x);
+}
+
+method !polish($s) { $s }
+#=( trailing declarator
+    token fake-token { }
+)
+submethod BUILD(:$!name) { }
+our sub helper($v) is export { Foo::Bar.new(value => $v) }
+multi sub combine(Int $a) { $a }
+multi combine(Str $s) { $s }
+proto route(|) {*}
+token ident { <alpha>+ }
+rule statement { <ident> '=' <value> }
+regex number { \d+ }
+constant PI = 3.14159;
+constant $E = 2.71828;
+enum Colour <Red Green>;
+my role Walks { }
+grammar Config::Grammar { }
+module Helpers { }
+package Legacy { }
+say "sub in-a-string" ~ #`( embedded sub inline-embedded ) greet();
+=for comment
+sub paragraph-pod { }
+
+class After { }
+=finish
+sub after-finish { }
+"#;
+
+    #[test]
+    fn raku_declarations_and_skipping() {
+        let tags = extract(Language::Raku, RAKU_FIXTURE.as_bytes());
+        assert_eq!(
+            names(&tags),
+            [
+                ("Greeter::Hello", 6),
+                ("greet", 24),
+                ("polish", 30),
+                ("BUILD", 34),
+                ("helper", 35),
+                ("combine", 36),
+                ("combine", 37),
+                ("route", 38),
+                ("ident", 39),
+                ("statement", 40),
+                ("number", 41),
+                ("PI", 42),
+                ("E", 43),
+                ("Colour", 44),
+                ("Walks", 45),
+                ("Config::Grammar", 46),
+                ("Helpers", 47),
+                ("Legacy", 48),
+                ("After", 53),
+            ]
+        );
+        assert_eq!(tags.definitions[1].text, "method greet(Str $who --> Str) {");
+        assert_eq!(tags.imports, ["Foo::Bar", "JSON::Fast"]);
+    }
+
+    #[test]
+    fn raku_references() {
+        let tags = extract(Language::Raku, RAKU_FIXTURE.as_bytes());
+        assert!(refers(&tags, "helper"));
+        assert!(refers(&tags, "uc"));
+        assert!(refers(&tags, "polish"));
+        assert!(refers(&tags, "new"));
+        assert!(refers(&tags, "Foo::Bar"));
+        assert!(refers(&tags, "Base::Greeter"));
+        assert!(refers(&tags, "Speaking"));
+        assert!(refers(&tags, "greet"));
+        // Declared names are not references of their own declaration line.
+        assert_eq!(tags.references.iter().filter(|r| *r == "greet").count(), 1);
+        for hidden in [
+            "fake-sub",
+            "FakeClass",
+            "fake-method",
+            "fake-token",
+            "inline-embedded",
+            "in-a-string",
+        ] {
+            assert!(!refers(&tags, hidden), "{hidden}");
+        }
+    }
+
+    #[test]
+    fn raku_bracketed_forms() {
+        let src = "#|{ one { two }\n sub nope { }\n} sub yes { }\n#=[ x ] sub also { }\n#`[\nclass Nope { }\n]\nclass Yes { }\n#| line doc\nsub last-one { }\n";
+        let tags = extract(Language::Raku, src.as_bytes());
+        assert_eq!(
+            names(&tags),
+            [("yes", 3), ("also", 4), ("Yes", 8), ("last-one", 10)]
+        );
+    }
+
+    #[test]
+    fn raku_escaped_hash_is_code() {
+        let src = "token comment { \\# \\N* } sub after-token { }\n";
+        let tags = extract(Language::Raku, src.as_bytes());
+        assert_eq!(names(&tags), [("comment", 1), ("after-token", 1)]);
+    }
+
+    #[test]
+    fn raku_heredoc_is_skipped() {
+        let src = "my $t = q:to/END/;\n  sub inside-heredoc { }\n  END\nsub outside { }\n";
+        let tags = extract(Language::Raku, src.as_bytes());
+        assert_eq!(names(&tags), [("outside", 4)]);
+    }
+}

@@ -1,0 +1,366 @@
+#![allow(clippy::disallowed_methods)]
+//! `fs_map` over the real binary: a polyglot tree whose ranking has one right answer, the
+//! reference layout, query and focus re-centring the map, the budget (whole files, least
+//! referenced definitions first, the summary line always last), the refusals, the directories
+//! never descended into, and a map that follows an edit.
+//!
+//! The parse cache (a second map of an unchanged tree parses nothing) is counted by the
+//! engine's own unit test, which can see its parse counter.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::fs::*;
+use support::*;
+
+const HUB: &str = "import os
+
+
+def frobnicate(value):
+    \"\"\"Doubles a value.\"\"\"
+    return value * 2
+
+
+class Dispatcher:
+    def dispatch(self, event):
+        return frobnicate(event)
+";
+
+/// Five files in four languages: three lean on `core/hub.py`, one of them also on
+/// `lib/util.go`; nothing refers to the other three, which therefore tie and sort by path.
+/// Around them, copies of those names the map must not see (under `node_modules`, which the
+/// root itself excludes, and `build`, `vendor`, a virtualenv and a dot-directory, which the
+/// map skips), a text file and a file that is not UTF-8.
+fn polyglot() -> Tree {
+    Tree::new()
+        .file("core/hub.py", HUB)
+        .file(
+            "app/cli.py",
+            "from core.hub import frobnicate, Dispatcher\n\n\ndef main(argv):\n    dispatcher = Dispatcher()\n    return frobnicate(argv)\n",
+        )
+        .file(
+            "web/view.ts",
+            "export function render(x: number): number {\n  return frobnicate(x) + helper(x);\n}\n",
+        )
+        .file(
+            "native/worker.rs",
+            "pub fn run() -> i32 {\n    let dispatcher = Dispatcher::new();\n    frobnicate(1)\n}\n",
+        )
+        .file(
+            "lib/util.go",
+            "package util\n\nfunc helper(x int) int {\n\treturn x\n}\n",
+        )
+        .file(
+            "node_modules/dep/index.py",
+            "def frobnicate(v):\n    pass\n",
+        )
+        .file("build/gen.py", "def generated():\n    frobnicate(1)\n")
+        .file("vendor/dep/util.go", "package dep\n\nfunc helper(x int) int {\n\treturn x\n}\n")
+        .file("env/pyvenv.cfg", "home = /usr/bin\n")
+        .file("env/lib/site.py", "def frobnicate(v):\n    pass\n")
+        .file(".tools/x.py", "def hidden():\n    frobnicate(1)\n")
+        .file("notes.txt", "not code\n")
+        .file("blob.py", b"def \xff\xfe(x):\n".as_slice())
+}
+
+const POLYGLOT_MAP: &str = "core/hub.py:
+   4: def frobnicate(value):
+⋮
+   9: class Dispatcher:
+  10:     def dispatch(self, event):
+
+lib/util.go:
+   3: func helper(x int) int {
+
+app/cli.py:
+   4: def main(argv):
+
+native/worker.rs:
+   1: pub fn run() -> i32 {
+
+web/view.ts:
+   1: export function render(x: number): number {
+
+[mapped 5 files (2 skipped: unsupported/binary/too-large), 7 definitions; ranked by references]";
+
+fn map(server: &mut Server, args: Value) -> String {
+    fs_text(server, "fs_map", args)
+}
+
+/// The files of a map, in order.
+fn files_of(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| line.strip_suffix(':'))
+        .filter(|line| !line.starts_with(' '))
+        .collect()
+}
+
+fn summary_of(text: &str) -> &str {
+    text.lines().last().expect("a summary line")
+}
+
+#[test]
+fn a_polyglot_tree_has_one_right_ranking() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    assert_eq!(map(&mut server, json!({"path": "."})), POLYGLOT_MAP);
+    // Mapping again answers the same (from the cache).
+    assert_eq!(map(&mut server, json!({"max-chars": 8192})), POLYGLOT_MAP);
+}
+
+#[test]
+fn line_numbers_pair_with_read() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({}));
+    let mut file = "";
+    for line in text.lines() {
+        if let Some(path) = line.strip_suffix(':').filter(|l| !l.starts_with(' ')) {
+            file = path;
+        } else if let Some((number, signature)) = line.trim_start().split_once(": ") {
+            let Ok(number) = number.parse::<u64>() else {
+                continue;
+            };
+            let window = fs_text(
+                &mut server,
+                "fs_read",
+                json!({"path": file, "offset": number, "limit": 1}),
+            );
+            assert!(
+                window.starts_with(&format!("{number}\t{signature}\n")),
+                "{file}:{number}: {window}"
+            );
+        }
+    }
+}
+
+#[test]
+fn query_and_focus_recentre_the_map() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    let first = |server: &mut Server, args: Value| files_of(&map(server, args))[0].to_owned();
+    assert_eq!(first(&mut server, json!({})), "core/hub.py");
+    // A defined identifier, a path word; comma- or space-separated.
+    assert_eq!(
+        first(&mut server, json!({"query": "render"})),
+        "web/view.ts"
+    );
+    assert_eq!(
+        first(&mut server, json!({"query": "nothing, util"})),
+        "lib/util.go"
+    );
+    assert_eq!(first(&mut server, json!({"query": "zzz"})), "core/hub.py");
+    // A directory or a file.
+    assert_eq!(first(&mut server, json!({"focus": "lib"})), "lib/util.go");
+    // A focused file comes first, then what it leans on.
+    assert_eq!(
+        files_of(&map(&mut server, json!({"focus": "app/cli.py"}))),
+        [
+            "app/cli.py",
+            "core/hub.py",
+            "lib/util.go",
+            "native/worker.rs",
+            "web/view.ts"
+        ]
+    );
+    // Re-centring reorders; it never filters.
+    let focused = map(&mut server, json!({"focus": "lib"}));
+    assert_eq!(files_of(&focused).len(), 5);
+    assert_eq!(summary_of(&focused), summary_of(POLYGLOT_MAP));
+}
+
+#[test]
+fn a_path_maps_only_what_is_below_it() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        map(&mut server, json!({"path": "lib"})),
+        "lib/util.go:\n  3: func helper(x int) int {\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references]"
+    );
+    assert_eq!(
+        files_of(&map(&mut server, json!({"path": "core/hub.py"}))),
+        ["core/hub.py"]
+    );
+    // A directory the map skips is mapped when named explicitly.
+    assert_eq!(
+        files_of(&map(&mut server, json!({"path": "build"}))),
+        ["build/gen.py"]
+    );
+}
+
+#[test]
+fn a_tree_without_code_answers_with_the_summary() {
+    let tree = Tree::new().file("a.txt", "x\n").file("b.md", "# b\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        map(&mut server, json!({})),
+        "[mapped 0 files (2 skipped: unsupported/binary/too-large), 0 definitions; ranked by references]"
+    );
+}
+
+#[test]
+fn refusals() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    let refused = |server: &mut Server, args: Value| fs_error(server, "fs_map", args);
+    assert_eq!(
+        refused(&mut server, json!({"max-chars": 511})),
+        schema_error("fs_map", "data/max-chars must be >= 512")
+    );
+    assert_eq!(
+        refused(&mut server, json!({"max-chars": 65537})),
+        schema_error("fs_map", "data/max-chars must be <= 65536")
+    );
+    assert_eq!(
+        refused(&mut server, json!({"query": 3})),
+        schema_error("fs_map", "data/query must be string")
+    );
+    assert_eq!(
+        refused(&mut server, json!({"path": "nope"})),
+        does_not_exist("nope")
+    );
+    assert_eq!(
+        refused(&mut server, json!({"path": "../x"})),
+        invalid_path("../x")
+    );
+    assert_eq!(
+        refused(&mut server, json!({"focus": "lib ../x"})),
+        invalid_path("../x")
+    );
+    // A file the map cannot read is an answer, not a refusal.
+    assert_eq!(
+        map(&mut server, json!({"path": "notes.txt"})),
+        "[mapped 0 files (1 skipped: unsupported/binary/too-large), 0 definitions; ranked by references]"
+    );
+}
+
+/// Many files that all lean on one module, each defining a few long-named functions.
+fn big_tree(files: usize) -> Tree {
+    let mut tree = Tree::new().file(
+        "core/base.py",
+        "def shared_entry_point(request, response, context):\n    pass\n\n\ndef another_shared_helper(value):\n    pass\n",
+    );
+    for i in 0..files {
+        let mut source = String::new();
+        for k in 0..6 {
+            source.push_str(&format!(
+                "def module_{i:03}_function_with_a_long_name_{k}(first_argument, second_argument):\n    shared_entry_point(1, 2, 3)\n    another_shared_helper(module_{:03}_function_with_a_long_name_{k}(0, 0))\n\n\n",
+                (i + 1) % files
+            ));
+        }
+        tree = tree.file(&format!("pkg/mod_{i:03}.py"), source);
+    }
+    tree
+}
+
+#[test]
+fn the_budget_is_spent_whole_files_at_a_time() {
+    let tree = big_tree(60);
+    let mut server = fs_server(&tree);
+    let full = map(&mut server, json!({"max-chars": 65536}));
+    assert!(
+        !summary_of(&full).contains("left out"),
+        "{}",
+        summary_of(&full)
+    );
+    assert!(full.chars().count() <= 65536);
+    let mut previous_files = 0;
+    for max in [512, 1024, 2048, 4096, 8192, 16384, 65536] {
+        let text = map(&mut server, json!({"max-chars": max}));
+        assert!(
+            text.chars().count() <= max,
+            "{max}: {}",
+            text.chars().count()
+        );
+        let summary = summary_of(&text);
+        assert!(
+            summary.starts_with("[mapped 61 files (0 skipped: unsupported/binary/too-large), "),
+            "{summary}"
+        );
+        assert!(summary.ends_with(']'));
+        // Every printed file is a prefix of the full ranking, and each printed block is
+        // a subset of the file's block in the full map (lines cut, never half a line).
+        let files = files_of(&text);
+        assert_eq!(files, files_of(&full)[..files.len()], "{max}");
+        for line in text.lines().filter(|l| l.starts_with("  ")) {
+            assert!(
+                full.lines().any(|l| l.trim_start() == line.trim_start()),
+                "{line}"
+            );
+        }
+        if max < 8192 {
+            assert!(summary.contains("; left out by max-chars: "), "{summary}");
+        }
+        // A larger budget never shows fewer files.
+        assert!(files.len() >= previous_files, "{max}");
+        previous_files = files.len();
+    }
+    // The base module, which everything leans on, leads at every budget.
+    let small = map(&mut server, json!({"max-chars": 512}));
+    assert_eq!(files_of(&small)[0], "core/base.py");
+    assert!(summary_of(&small).contains(" files"), "{small}");
+}
+
+#[test]
+fn the_answer_stays_within_the_result_limit() {
+    let tree = big_tree(150);
+    let mut server = fs_server_with(&tree, &["--max-result-bytes", "48000"]);
+    let text = map(&mut server, json!({"max-chars": 65536}));
+    let escaped = serde_json::to_string(&text).unwrap().len();
+    assert!(escaped < 48000, "{escaped}");
+    assert!(
+        summary_of(&text).contains("; left out by max-chars: "),
+        "{}",
+        summary_of(&text)
+    );
+}
+
+#[test]
+fn a_map_follows_an_edit() {
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    // Everything now leans on the Go helper.
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "app/cli.py", "content": "def main(argv):\n    return helper(helper(argv))\n"}),
+    );
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "native/worker.rs", "content": "pub fn run() -> i32 {\n    helper(1)\n}\n"}),
+    );
+    let after = map(&mut server, json!({}));
+    assert_eq!(files_of(&after)[0], "lib/util.go", "{after}");
+    assert_eq!(summary_of(&after), summary_of(POLYGLOT_MAP));
+}
+
+#[test]
+fn map_is_a_reader() {
+    let tree = polyglot();
+    let mut server = fs_server_with(&tree, &["--read-only"]);
+    let tool = listed_tool(&mut server, "fs_map");
+    assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+    assert!(tool.get("outputSchema").is_none(), "{tool}");
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+}
+
+#[test]
+fn the_walk_stops_after_5000_files_and_says_so() {
+    let tree = Tree::new();
+    for i in 0..5000 {
+        tree.put(&format!("a/{i:04}.txt"), "x\n");
+    }
+    tree.put("z.py", "def late():\n    pass\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        map(&mut server, json!({})),
+        "[mapped 0 files (5000 skipped: unsupported/binary/too-large), 0 definitions; ranked by references; walk stopped after 5000 files]"
+    );
+    assert_eq!(
+        map(&mut server, json!({"path": "z.py"})),
+        "z.py:\n  1: def late():\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references]"
+    );
+}
