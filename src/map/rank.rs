@@ -129,27 +129,35 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering) -> Vec<RankedFile> {
         })
         .collect();
 
-    // Edges, accumulated per (from, to).
-    let mut edges: HashMap<(usize, usize), f64> = HashMap::new();
+    // Edges, accumulated per (from, to): each source's contributions gathered in a vector and
+    // merged after sorting, since a name many files define fans out to all of them.
+    let modules = module_index(files);
+    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
+    let mut outgoing: Vec<(usize, f64)> = Vec::new();
     for (a, refs) in counts.iter().enumerate() {
+        outgoing.clear();
         for (name, &count) in refs {
             let Some(ds) = definers.get(name) else {
                 continue;
             };
             let weight = f64::from(count).sqrt() / ds.len() as f64;
-            for &b in ds.iter().filter(|&&b| b != a) {
-                *edges.entry((a, b)).or_insert(0.0) += weight;
-            }
+            outgoing.extend(ds.iter().filter(|&&b| b != a).map(|&b| (b, weight)));
         }
-    }
-    let modules = module_index(files);
-    for (a, file) in files.iter().enumerate() {
-        let imported: HashSet<&str> = file.tags.imports.iter().map(String::as_str).collect();
+        let imported: HashSet<&str> = files[a].tags.imports.iter().map(String::as_str).collect();
         for module in imported {
             if let Some(&b) = modules.get(module)
                 && b != a
             {
-                *edges.entry((a, b)).or_insert(0.0) += 1.0;
+                outgoing.push((b, 1.0));
+            }
+        }
+        // Sorting by target alone keeps equal targets adjacent; summing in a fixed order
+        // keeps the result the same on every run.
+        outgoing.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        for &(b, w) in &outgoing {
+            match edges.last_mut() {
+                Some(last) if last.0 == a && last.1 == b => last.2 += w,
+                _ => edges.push((a, b, w)),
             }
         }
     }
@@ -264,28 +272,31 @@ fn within(path: &str, focus: &str) -> bool {
 }
 
 /// Personalized PageRank over weighted edges.
-fn pagerank(n: usize, edges: &HashMap<(usize, usize), f64>, p: &[f64]) -> Vec<f64> {
+fn pagerank(n: usize, edges: &[(usize, usize, f64)], p: &[f64]) -> Vec<f64> {
     let mut out_weight = vec![0.0; n];
-    let mut list: Vec<(usize, usize, f64)> = edges.iter().map(|(&(a, b), &w)| (a, b, w)).collect();
-    list.sort_by_key(|&(a, b, _)| (a, b));
-    for &(a, _, w) in &list {
+    for &(a, _, w) in edges {
         out_weight[a] += w;
     }
+    // Each edge's share of its source's outgoing weight, computed once.
+    let list: Vec<(usize, usize, f64)> = edges
+        .iter()
+        .map(|&(a, b, w)| (a, b, DAMPING * w / out_weight[a]))
+        .collect();
     let mut rank = p.to_vec();
+    let mut next = vec![0.0; n];
     for _ in 0..MAX_ITERATIONS {
         let dangling: f64 = (0..n)
             .filter(|&i| out_weight[i] == 0.0)
             .map(|i| rank[i])
             .sum();
-        let mut next: Vec<f64> = p
-            .iter()
-            .map(|&pi| (1.0 - DAMPING) * pi + DAMPING * dangling * pi)
-            .collect();
-        for &(a, b, w) in &list {
-            next[b] += DAMPING * rank[a] * w / out_weight[a];
+        for (slot, &pi) in next.iter_mut().zip(p) {
+            *slot = (1.0 - DAMPING) * pi + DAMPING * dangling * pi;
+        }
+        for &(a, b, share) in &list {
+            next[b] += rank[a] * share;
         }
         let change: f64 = next.iter().zip(&rank).map(|(x, y)| (x - y).abs()).sum();
-        rank = next;
+        std::mem::swap(&mut rank, &mut next);
         if change < TOLERANCE {
             break;
         }
