@@ -364,3 +364,88 @@ fn the_walk_stops_after_5000_files_and_says_so() {
         "z.py:\n  1: def late():\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references]"
     );
 }
+
+/// The `parsed=` and `cached=` counts of each map, from the server's debug log.
+fn parse_counts(log: &str) -> Vec<(u64, u64)> {
+    let field = |line: &str, name: &str| -> u64 {
+        let at = line.find(&format!(" {name}=")).expect(name) + name.len() + 2;
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a count")
+    };
+    log.lines()
+        .filter(|line| line.contains("fsmcp::engine::map") && line.contains(" parsed="))
+        .map(|line| (field(line, "parsed"), field(line, "cached")))
+        .collect()
+}
+
+#[test]
+fn the_parse_cache_reads_each_change_once() {
+    let tree = polyglot();
+    let mut server = fs_server_with(&tree, &["--log-level", "debug"]);
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    // Unchanged: nothing parsed, all five from the cache.
+    let steered = map(&mut server, json!({"query": "helper"}));
+    assert_eq!(files_of(&steered)[0], "lib/util.go", "{steered}");
+    // One file edited: exactly that file is parsed again.
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "app/cli.py", "content": "def main(argv):\n    return helper(argv)\n"}),
+    );
+    map(&mut server, json!({}));
+    // A copy of a file already parsed (same bytes, same language) is not parsed.
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "app/copy.py", "content": HUB}),
+    );
+    let with_copy = map(&mut server, json!({}));
+    assert!(with_copy.contains("app/copy.py:"), "{with_copy}");
+    // A part of the tree reuses what the whole map parsed.
+    map(&mut server, json!({"path": "core"}));
+    let (_, log) = server.close();
+    assert_eq!(
+        parse_counts(&log),
+        [(5, 0), (0, 5), (1, 4), (0, 5), (0, 1)],
+        "{log}"
+    );
+}
+
+/// Twenty files in pairs of identical twins (whose scores tie exactly), leaning on one another
+/// in a ring and, unevenly, on the squares' files.
+fn twins_tree() -> Tree {
+    let mut tree = Tree::new();
+    for i in 0..10 {
+        let source = format!(
+            "def f{i}(x):\n    return f{}(x) + g{}(x)\n\n\ndef g{i}(x):\n    return x\n",
+            (i + 1) % 10,
+            i * i % 10
+        );
+        tree = tree
+            .file(&format!("left/m{i}.py"), &source)
+            .file(&format!("right/m{i}.py"), &source);
+    }
+    tree
+}
+
+#[test]
+fn a_tree_maps_the_same_whatever_was_mapped_before() {
+    let tree = twins_tree();
+    let mut fresh = fs_server(&tree);
+    let direct = map(&mut fresh, json!({"max-chars": 65536}));
+    // Another server first maps parts of the tree (its names get other numbers), then all.
+    let mut seasoned = fs_server(&tree);
+    map(&mut seasoned, json!({"path": "right", "query": "g7"}));
+    map(&mut seasoned, json!({"path": "left/m4.py"}));
+    assert_eq!(map(&mut seasoned, json!({"max-chars": 65536})), direct);
+    // Twins tie, and a tie falls to path order: each left file comes before its twin.
+    let files = files_of(&direct);
+    assert_eq!(files.len(), 20, "{direct}");
+    for i in 0..10 {
+        let at = |dir: &str| files.iter().position(|f| *f == format!("{dir}/m{i}.py"));
+        assert!(at("left") < at("right"), "{direct}");
+    }
+}

@@ -9,29 +9,39 @@
 //!
 //! Each file in a language the map reads is opened through [`Root::open_entry`] and read with
 //! positional reads; a file over [`MAX_SOURCE_BYTES`], not UTF-8 text (or holding a NUL byte),
-//! or unreadable is skipped and counted. Files are read on the calling thread (so the call's
-//! deadline covers every read) in batches, and each batch is parsed in parallel on a two-thread
-//! pool. What a file yields — its tags, or that it is not text — is cached per path with the
-//! identity the walk saw (size, modification and change times, inode, device) for the life of
-//! the engine, so an unchanged file is never read or parsed twice; the cache holds at most
-//! [`MAX_CACHED_FILES`] files and forgets arbitrary entries beyond that.
+//! or unreadable is skipped and counted. Files are read in tree order on the calling thread
+//! (so the call's deadline covers every read) and handed to a two-thread pool as they are
+//! read, at most [`IN_FLIGHT_BYTES`] ahead of the parses; what the pool finds is interned
+//! (see [`crate::map::symbols`]) on the calling thread as it arrives.
+//!
+//! **The cache.** What a file yields — its symbols, or that it is not text — is kept per path
+//! with the identity the walk saw (size, modification and change times, inode, device), and
+//! per content (language and SHA-256 of the bytes), for the life of the engine: an unchanged
+//! file is never read twice, and a copy of a file, or a file changed back, is never parsed
+//! twice. Each part holds at most [`MAX_CACHED_FILES`] entries and forgets arbitrary ones
+//! beyond that; past [`MAX_INTERNED_NAMES`] names the whole cache starts over. The last
+//! [`KEPT_RANKINGS`] rankings are kept with the exact files (and steering) they ranked, so a
+//! map of an unchanged tree costs its walk and its rendering. One map runs at a time per
+//! engine, holding the cache's lock throughout, so two maps never tear it between them.
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 //! [`Root::open_entry`]: crate::root::Root::open_entry
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, mpsc};
 
 use super::glob::{ScopeKind, answer_budget};
 use super::page::escaped_len;
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::map::rank::{MapFile, Steering, rank, split_list};
+use sha2::{Digest, Sha256};
+
+use crate::map::rank::{MapFile, RankedFile, Steering, rank, split_list};
 use crate::map::render::{Tally, render};
+use crate::map::symbols::{Interner, Symbols};
 use crate::map::tags::{extract, language_of};
 use crate::map::{FileTags, Language};
-use crate::root::{FileEntry, Identity, RelPath, check_deadline};
+use crate::root::{FileEntry, Identity, RelPath, Root, RootError, check_deadline};
 
 /// Directory names the map never descends into (besides dot-directories and virtualenvs).
 pub const SKIPPED_DIRECTORIES: [&str; 8] = [
@@ -50,12 +60,14 @@ pub const MAX_WALK_FILES: usize = 5000;
 pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 /// Most files the parse cache remembers.
 pub const MAX_CACHED_FILES: usize = 20_000;
+/// Interned names beyond which the cache starts over (a bound on its memory).
+pub const MAX_INTERNED_NAMES: usize = 4 << 20;
 /// Threads parsing in parallel.
 const PARSE_THREADS: usize = 2;
-/// A batch is parsed once it holds this many files …
-const BATCH_FILES: usize = 256;
-/// … or this many bytes.
-const BATCH_BYTES: usize = 16 << 20;
+/// Rankings remembered (for different steering or trees).
+pub const KEPT_RANKINGS: usize = 4;
+/// Most source bytes read and not yet parsed: reading waits for parses beyond this.
+pub const IN_FLIGHT_BYTES: usize = 32 << 20;
 
 /// The arguments of one map.
 #[derive(Debug, Clone, Copy)]
@@ -70,17 +82,53 @@ pub struct MapQuery<'a> {
     pub max_chars: usize,
 }
 
-/// What reading one file yielded: its tags, or `None` when it is not text.
-type Parsed = Option<Arc<FileTags>>;
+/// What reading one file yielded: its symbols, or `None` when it is not text.
+type Parsed = Option<Arc<Symbols>>;
 
-/// The tags of the files a map read (by index among the candidates), and how many it skipped.
-type Mapped = (Vec<(usize, Arc<FileTags>)>, usize);
+/// The symbols of the files a map read (by index among the candidates), and how it came by
+/// them.
+struct Mapped {
+    files: Vec<(usize, Arc<Symbols>)>,
+    /// Candidates skipped (no language, too large, not text, unreadable).
+    skipped: usize,
+    /// Files whose symbols came from the cache by path and identity.
+    cached: usize,
+}
 
-/// Parse results per path, valid while the file keeps the identity they were read with.
+/// A file's content as the parse cache knows it: its language and the SHA-256 of its bytes.
+type ContentKey = (Language, [u8; 32]);
+
+/// Parse results per path, valid while the file keeps the identity they were read with, and
+/// per content, so that a copy of a file (or a file changed back) is not parsed again.
 #[derive(Debug, Default)]
 pub struct TagCache {
     entries: HashMap<String, (Identity, Parsed)>,
+    by_content: HashMap<ContentKey, Arc<Symbols>>,
+    names: Interner,
     parses: u64,
+    /// The latest rankings, newest last.
+    rankings: Vec<Ranking>,
+}
+
+/// A ranking kept for the same files and steering: a warm map of an unchanged tree does not
+/// rank again.
+#[derive(Debug)]
+struct Ranking {
+    files: Vec<(String, Arc<Symbols>)>,
+    steering: Steering,
+    ranked: Arc<Vec<RankedFile>>,
+}
+
+impl Ranking {
+    fn is_for(&self, files: &[MapFile<'_>], symbols: &[Arc<Symbols>], steering: &Steering) -> bool {
+        self.steering == *steering
+            && self.files.len() == files.len()
+            && self
+                .files
+                .iter()
+                .zip(files.iter().zip(symbols))
+                .all(|((path, kept), (file, now))| path == file.path && Arc::ptr_eq(kept, now))
+    }
 }
 
 impl TagCache {
@@ -101,6 +149,59 @@ impl TagCache {
         self.entries
             .insert(entry.path.clone(), (entry.identity, parsed));
     }
+
+    fn remember_content(&mut self, key: ContentKey, symbols: Arc<Symbols>) {
+        if self.by_content.len() >= MAX_CACHED_FILES
+            && let Some(victim) = self.by_content.keys().next().copied()
+        {
+            self.by_content.remove(&victim);
+        }
+        self.by_content.insert(key, symbols);
+    }
+
+    /// The ranking of `files` (whose symbols are `symbols`), computed or remembered.
+    fn ranked(
+        &mut self,
+        files: &[MapFile<'_>],
+        symbols: &[Arc<Symbols>],
+        steering: &Steering,
+    ) -> Arc<Vec<RankedFile>> {
+        if let Some(at) = self
+            .rankings
+            .iter()
+            .position(|r| r.is_for(files, symbols, steering))
+        {
+            let ranking = self.rankings.remove(at);
+            let ranked = ranking.ranked.clone();
+            self.rankings.push(ranking);
+            return ranked;
+        }
+        let ranked = Arc::new(rank(files, steering, &self.names));
+        if self.rankings.len() >= KEPT_RANKINGS {
+            self.rankings.remove(0);
+        }
+        self.rankings.push(Ranking {
+            files: files
+                .iter()
+                .zip(symbols)
+                .map(|(file, symbols)| (file.path.to_owned(), symbols.clone()))
+                .collect(),
+            steering: steering.clone(),
+            ranked: ranked.clone(),
+        });
+        ranked
+    }
+
+    /// Starts over when the interner has outgrown what the bounded cache can refer to. Only
+    /// between maps: every cached symbol points into the interner.
+    fn bound_names(&mut self) {
+        if self.names.len() > MAX_INTERNED_NAMES {
+            *self = TagCache {
+                parses: self.parses,
+                ..TagCache::default()
+            };
+        }
+    }
 }
 
 /// The pool parsing batches (`None` if it could not be built: parsing then runs inline).
@@ -114,13 +215,6 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
             .ok()
     })
     .as_ref()
-}
-
-/// Files read but not yet parsed.
-#[derive(Default)]
-struct Batch {
-    files: Vec<(usize, Language, Vec<u8>)>,
-    bytes: usize,
 }
 
 impl Engine {
@@ -142,18 +236,33 @@ impl Engine {
         let walk_stopped_at = (candidates.len() > MAX_WALK_FILES).then_some(MAX_WALK_FILES);
         candidates.truncate(MAX_WALK_FILES);
 
-        let (parsed, skipped) = self.parse_all(&candidates)?;
+        // One map at a time per engine: the cache and its interner stay consistent.
+        let mut cache = self.map_cache();
+        cache.bound_names();
+        let parses_before = cache.parses;
+        let parsed = parse_all(self.root(), &mut cache, &candidates)?;
         let mapped: Vec<MapFile<'_>> = parsed
+            .files
             .iter()
-            .map(|(i, tags)| MapFile {
+            .map(|(i, symbols)| MapFile {
                 path: &candidates[*i].path,
-                tags,
+                symbols,
             })
             .collect();
-        let ranked = rank(&mapped, &steering);
+        let symbols: Vec<Arc<Symbols>> = parsed.files.iter().map(|(_, s)| s.clone()).collect();
+        let ranked = cache.ranked(&mapped, &symbols, &steering);
+        // Operators (and the tests) see what the cache saved.
+        tracing::debug!(
+            files = mapped.len(),
+            skipped = parsed.skipped,
+            cached = parsed.cached,
+            parsed = cache.parses - parses_before,
+            "map"
+        );
+        drop(cache);
         let tally = Tally {
             mapped: mapped.len(),
-            skipped,
+            skipped: parsed.skipped,
             walk_stopped_at,
         };
         let byte_budget = answer_budget(self.root().limits().max_result_bytes);
@@ -182,91 +291,177 @@ impl Engine {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
 
-    /// The tags of every candidate the map can read, by index in tree order, and how many
-    /// candidates were skipped.
-    fn parse_all(&self, candidates: &[FileEntry]) -> Result<Mapped, EngineError> {
-        let mut results: Vec<Option<Parsed>> = vec![None; candidates.len()];
-        let mut batch = Batch::default();
-        for (i, entry) in candidates.iter().enumerate() {
-            let Some(language) = language_of(&entry.path) else {
-                continue;
-            };
-            if entry.identity.size > MAX_SOURCE_BYTES {
-                continue;
-            }
-            if let Some(parsed) = self.map_cache().get(entry) {
+/// The symbols of every candidate the map can read, by index in tree order, and how many
+/// candidates were skipped.
+fn parse_all(
+    root: &Root,
+    cache: &mut TagCache,
+    candidates: &[FileEntry],
+) -> Result<Mapped, EngineError> {
+    let mut results: Vec<Option<Parsed>> = vec![None; candidates.len()];
+    let mut misses = Vec::new();
+    let mut cached = 0;
+    for (i, entry) in candidates.iter().enumerate() {
+        let Some(language) = language_of(&entry.path) else {
+            continue;
+        };
+        if entry.identity.size > MAX_SOURCE_BYTES {
+            continue;
+        }
+        match cache.get(entry) {
+            Some(parsed) => {
+                cached += usize::from(parsed.is_some());
                 results[i] = Some(parsed);
-                continue;
             }
-            let Some(bytes) = self.read_source(entry)? else {
+            None => misses.push((i, language)),
+        }
+    }
+    if !misses.is_empty() {
+        let mut parsing = Parsing {
+            root,
+            cache,
+            candidates,
+            results: &mut results,
+            waiting: HashMap::new(),
+            copies: Vec::new(),
+        };
+        match pool() {
+            Some(pool) => {
+                let cancelled = AtomicBool::new(false);
+                pool.in_place_scope(|scope| {
+                    let outcome = parsing.run(&misses, Some((scope, &cancelled)));
+                    // Parses not started yet are skipped; the scope waits for the rest.
+                    cancelled.store(outcome.is_err(), Ordering::Relaxed);
+                    outcome
+                })?;
+            }
+            None => parsing.run(&misses, None)?,
+        }
+    }
+    let files: Vec<(usize, Arc<Symbols>)> = results
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.flatten().map(|symbols| (i, symbols)))
+        .collect();
+    Ok(Mapped {
+        skipped: candidates.len() - files.len(),
+        files,
+        cached,
+    })
+}
+
+/// Reads a whole candidate; `None` when it cannot be opened or is not what the walk saw.
+fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u8>>, EngineError> {
+    let Ok(file) = root.open_entry(entry) else {
+        return Ok(None);
+    };
+    let size = usize::try_from(file.size()).unwrap_or(usize::MAX);
+    let mut bytes = vec![0; size];
+    match file.read_at(&mut bytes, 0) {
+        Ok(n) if n == size => Ok(Some(bytes)),
+        Ok(_) => Ok(None),
+        Err(RootError::Deadline) => Err(RootError::Deadline.into()),
+        Err(_) => Ok(None),
+    }
+}
+
+/// One parse: the candidate, its content key and what the parse found.
+type Done = (usize, ContentKey, usize, FileTags);
+
+/// The cache misses of one map, read in tree order on the calling thread (so the call's
+/// deadline covers every read) and parsed on the pool as they are read; results are interned
+/// on the calling thread as they arrive. A file with the same content as one already parsed
+/// or being parsed is not parsed again.
+struct Parsing<'a> {
+    root: &'a Root,
+    cache: &'a mut TagCache,
+    candidates: &'a [FileEntry],
+    results: &'a mut [Option<Parsed>],
+    /// Content being parsed → the candidate parsing it.
+    waiting: HashMap<ContentKey, usize>,
+    /// Candidates with the same content as a parse in progress: (copy, original).
+    copies: Vec<(usize, usize)>,
+}
+
+impl Parsing<'_> {
+    fn run<'s>(
+        &mut self,
+        misses: &[(usize, Language)],
+        pool: Option<(&rayon::Scope<'s>, &'s AtomicBool)>,
+    ) -> Result<(), EngineError> {
+        let (sender, receiver) = mpsc::channel::<Done>();
+        let mut in_flight = 0usize;
+        let mut outstanding = 0usize;
+        for &(i, language) in misses {
+            let entry = &self.candidates[i];
+            let Some(bytes) = read_source(self.root, entry)? else {
                 continue; // unreadable, or changed since the walk
             };
             if std::str::from_utf8(&bytes).is_err() || bytes.contains(&0) {
-                self.map_cache().insert(entry, None);
-                results[i] = Some(None);
+                self.cache.insert(entry, None);
+                self.results[i] = Some(None);
                 continue;
             }
-            batch.bytes += bytes.len();
-            batch.files.push((i, language, bytes));
-            if batch.files.len() >= BATCH_FILES || batch.bytes >= BATCH_BYTES {
-                self.parse_batch(std::mem::take(&mut batch), candidates, &mut results)?;
+            let key: ContentKey = (language, Sha256::digest(&bytes).into());
+            if let Some(symbols) = self.cache.by_content.get(&key).cloned() {
+                self.cache.insert(entry, Some(symbols.clone()));
+                self.results[i] = Some(Some(symbols));
+                continue;
             }
+            if let Some(&first) = self.waiting.get(&key) {
+                self.copies.push((i, first));
+                continue;
+            }
+            self.waiting.insert(key, i);
+            let Some((scope, cancelled)) = pool else {
+                let tags = extract(language, &bytes);
+                self.record((i, key, bytes.len(), tags))?;
+                continue;
+            };
+            while in_flight > IN_FLIGHT_BYTES
+                && let Ok(done) = receiver.recv()
+            {
+                in_flight -= done.2;
+                outstanding -= 1;
+                self.record(done)?;
+            }
+            in_flight += bytes.len();
+            outstanding += 1;
+            let sender = sender.clone();
+            scope.spawn(move |_| {
+                // Always answers, so the reader never waits for a parse that will not come.
+                let tags = if cancelled.load(Ordering::Relaxed) {
+                    FileTags::default()
+                } else {
+                    extract(language, &bytes)
+                };
+                let _ = sender.send((i, key, bytes.len(), tags));
+            });
         }
-        self.parse_batch(batch, candidates, &mut results)?;
-        let mapped: Vec<(usize, Arc<FileTags>)> = results
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.flatten().map(|tags| (i, tags)))
-            .collect();
-        let skipped = candidates.len() - mapped.len();
-        Ok((mapped, skipped))
+        while outstanding > 0
+            && let Ok(done) = receiver.recv()
+        {
+            outstanding -= 1;
+            self.record(done)?;
+        }
+        for (copy, first) in std::mem::take(&mut self.copies) {
+            let parsed = self.results[first].clone().flatten();
+            self.cache.insert(&self.candidates[copy], parsed.clone());
+            self.results[copy] = Some(parsed);
+        }
+        Ok(())
     }
 
-    /// Reads a whole candidate; `None` when it cannot be opened or is not what the walk saw.
-    fn read_source(&self, entry: &FileEntry) -> Result<Option<Vec<u8>>, EngineError> {
-        let Ok(file) = self.root().open_entry(entry) else {
-            return Ok(None);
-        };
-        let size = usize::try_from(file.size()).unwrap_or(usize::MAX);
-        let mut bytes = vec![0; size];
-        match file.read_at(&mut bytes, 0) {
-            Ok(n) if n == size => Ok(Some(bytes)),
-            Ok(_) => Ok(None),
-            Err(crate::root::RootError::Deadline) => Err(crate::root::RootError::Deadline.into()),
-            Err(_) => Ok(None),
-        }
-    }
-
-    /// Parses one batch in parallel and records the results.
-    fn parse_batch(
-        &self,
-        batch: Batch,
-        candidates: &[FileEntry],
-        results: &mut [Option<Parsed>],
-    ) -> Result<(), EngineError> {
-        if batch.files.is_empty() {
-            return Ok(());
-        }
-        let parse = || -> Vec<(usize, FileTags)> {
-            batch
-                .files
-                .par_iter()
-                .map(|(i, language, bytes)| (*i, extract(*language, bytes)))
-                .collect()
-        };
-        let parsed = match pool() {
-            Some(pool) => pool.install(parse),
-            None => parse(),
-        };
-        let mut cache = self.map_cache();
-        cache.parses += parsed.len() as u64;
-        for (i, tags) in parsed {
-            let tags = Some(Arc::new(tags));
-            cache.insert(&candidates[i], tags.clone());
-            results[i] = Some(tags);
-        }
-        drop(cache);
+    /// Interns and caches one parse.
+    fn record(&mut self, (i, key, _, tags): Done) -> Result<(), EngineError> {
+        let symbols = Arc::new(Symbols::new(&tags, &mut self.cache.names));
+        self.cache.parses += 1;
+        self.cache
+            .insert(&self.candidates[i], Some(symbols.clone()));
+        self.cache.remember_content(key, symbols.clone());
+        self.results[i] = Some(Some(symbols));
         check_deadline()?;
         Ok(())
     }
@@ -414,6 +609,34 @@ mod tests {
         };
         engine.map(&part).unwrap();
         assert_eq!(engine.map_parses(), 4);
+    }
+
+    #[test]
+    fn a_copy_is_not_parsed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &[u8]| std::fs::write(dir.path().join(name), text).unwrap();
+        let source = b"def shared(x):\n    return x\n";
+        write("a.py", source);
+        write("b.py", source);
+        write("c.rs", source); // same bytes, another language: parsed on its own
+        let engine = engine(dir.path());
+        let query = MapQuery {
+            path: ".",
+            query: None,
+            focus: None,
+            max_chars: 8192,
+        };
+        let text = engine.map(&query).unwrap().text;
+        assert_eq!(engine.map_parses(), 2, "{text}");
+        assert!(text.contains("a.py:") && text.contains("b.py:"), "{text}");
+        // A new copy, and a file changed back to what it was, parse nothing.
+        write("d.py", source);
+        write("a.py", b"def other():\n    pass\n");
+        engine.map(&query).unwrap();
+        assert_eq!(engine.map_parses(), 3);
+        write("a.py", source);
+        engine.map(&query).unwrap();
+        assert_eq!(engine.map_parses(), 3);
     }
 
     #[test]

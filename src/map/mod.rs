@@ -7,6 +7,7 @@
 
 pub mod rank;
 pub mod render;
+pub mod symbols;
 pub mod tags;
 
 /// A language the map can read.

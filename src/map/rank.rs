@@ -23,9 +23,9 @@
 //! most [`DEFINITIONS_PER_FILE`] definitions (heaviest first, then by line; one per line),
 //! which the budget may trim further.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use super::FileTags;
+use super::symbols::{DefinitionLine, Interner, NameId, Symbols};
 
 /// PageRank damping: the chance of following an edge rather than teleporting.
 pub const DAMPING: f64 = 0.85;
@@ -47,12 +47,12 @@ pub const SET_ASIDE_MIN_FILES: usize = 10;
 pub struct MapFile<'a> {
     /// Path relative to the root.
     pub path: &'a str,
-    /// Its tags.
-    pub tags: &'a FileTags,
+    /// Its symbols, interned in the [`Interner`] given to [`rank`].
+    pub symbols: &'a Symbols,
 }
 
 /// What re-centres the walk.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Steering {
     /// `query` words, lower-cased, none empty.
     pub query: Vec<String>,
@@ -103,98 +103,21 @@ pub struct RankedFile {
 
 /// Ranks `files` and chooses their definitions. Files that define nothing take part in the
 /// graph but are left out of the result (they have no line to show).
-pub fn rank(files: &[MapFile<'_>], steering: &Steering) -> Vec<RankedFile> {
-    let n = files.len();
-    if n == 0 {
+pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<RankedFile> {
+    if files.is_empty() {
         return Vec::new();
     }
-    // Who defines each name (each file once), and who refers to it.
-    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, file) in files.iter().enumerate() {
-        for def in &file.tags.definitions {
-            let list = definers.entry(def.name.as_str()).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
-            }
-        }
-    }
-    let counts: Vec<HashMap<&str, u32>> = files
-        .iter()
-        .map(|file| {
-            let mut counts = HashMap::new();
-            for name in &file.tags.references {
-                *counts.entry(name.as_str()).or_insert(0) += 1;
-            }
-            counts
-        })
-        .collect();
-
-    // Edges, accumulated per (from, to): each source's contributions gathered in a vector and
-    // merged after sorting, since a name many files define fans out to all of them.
-    let modules = module_index(files);
-    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
-    let mut outgoing: Vec<(usize, f64)> = Vec::new();
-    for (a, refs) in counts.iter().enumerate() {
-        outgoing.clear();
-        for (name, &count) in refs {
-            let Some(ds) = definers.get(name) else {
-                continue;
-            };
-            let weight = f64::from(count).sqrt() / ds.len() as f64;
-            outgoing.extend(ds.iter().filter(|&&b| b != a).map(|&b| (b, weight)));
-        }
-        let imported: HashSet<&str> = files[a].tags.imports.iter().map(String::as_str).collect();
-        for module in imported {
-            if let Some(&b) = modules.get(module)
-                && b != a
-            {
-                outgoing.push((b, 1.0));
-            }
-        }
-        // Sorting by target alone keeps equal targets adjacent; summing in a fixed order
-        // keeps the result the same on every run.
-        outgoing.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
-        for &(b, w) in &outgoing {
-            match edges.last_mut() {
-                Some(last) if last.0 == a && last.1 == b => last.2 += w,
-                _ => edges.push((a, b, w)),
-            }
-        }
-    }
-
-    let personalization = personalization(files, steering);
-    let scores = pagerank(n, &edges, &personalization);
-
-    // Definitions to show, weighed by the references of every file.
-    let mut totals: HashMap<&str, u64> = HashMap::new();
-    for refs in &counts {
-        for (name, &count) in refs {
-            *totals.entry(name).or_insert(0) += u64::from(count);
-        }
-    }
-    let set_aside: HashSet<&str> = if n >= SET_ASIDE_MIN_FILES {
-        let mut referrers: HashMap<&str, usize> = HashMap::new();
-        for refs in &counts {
-            for name in refs.keys() {
-                *referrers.entry(name).or_insert(0) += 1;
-            }
-        }
-        referrers
-            .into_iter()
-            .filter(|&(_, r)| r * 2 > n)
-            .map(|(name, _)| name)
-            .collect()
-    } else {
-        HashSet::new()
-    };
+    let graph = Graph::new(files, names.len());
+    let personalization = personalization(files, steering, names);
+    let scores = graph.pagerank(&personalization);
     let mut ranked: Vec<RankedFile> = files
         .iter()
         .enumerate()
-        .filter(|(_, file)| !file.tags.definitions.is_empty())
+        .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| RankedFile {
             path: file.path.to_owned(),
             score: scores[b],
-            definitions: choose(&counts[b], file.tags, &definers, &totals, &set_aside),
+            definitions: graph.choose(file.symbols),
         })
         .collect();
     ranked.sort_by(|x, y| {
@@ -203,6 +126,249 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering) -> Vec<RankedFile> {
             .then_with(|| x.path.cmp(&y.path))
     });
     ranked
+}
+
+/// The reference graph of one map, with names as intermediate nodes.
+///
+/// An edge A→B for every name A refers to and B defines would fan a name with hundreds of
+/// definers (`new`, `fmt`) out to every one of them from every file using it: a million edges
+/// on a few thousand files. Routing the same weights through one node per name costs one step
+/// per (file, name) pair instead, and gives the same walk: a name passes on what its referrers
+/// send it, split evenly among its definers, less what a definer sent itself.
+struct Graph {
+    /// Files in the map.
+    files: usize,
+    /// Global name id → dense local id of a name some file here defines (`u32::MAX`: none).
+    local: Vec<u32>,
+    /// Per local name: how many files define it.
+    definers: Vec<u32>,
+    /// Per local name: references to it from all files.
+    totals: Vec<u64>,
+    /// Per local name: files referring to it.
+    referrers: Vec<u32>,
+    /// Per file, the range of its entries in `receiving`.
+    receiving_at: Vec<usize>,
+    /// Local names each file defines that some other file refers to.
+    receiving: Vec<u32>,
+    /// Per file, the range of its entries in `links`.
+    links_at: Vec<usize>,
+    /// What each file sends each name it refers to: its share of the file's damped rank, and
+    /// whether the file defines the name itself (and so must not receive its own share).
+    links: Vec<Link>,
+    /// Import edges (Raku `use`): from, to, share of the damped rank.
+    imports: Vec<(usize, usize, f64)>,
+    /// Files with no outgoing edge (their rank teleports).
+    dangling: Vec<usize>,
+}
+
+/// One (file, name) reference in the graph.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    name: u32,
+    share: f64,
+    defines: bool,
+}
+
+impl Graph {
+    /// The graph of `files`. Every sum is taken in an order given by the files' contents
+    /// alone (local names are numbered by first definition, in file order), never by the
+    /// interner's ids, which depend on what earlier maps parsed first: the same tree always
+    /// ranks to the same bits.
+    fn new(files: &[MapFile<'_>], interned: usize) -> Graph {
+        let n = files.len();
+        let mut local = vec![u32::MAX; interned];
+        let mut definers: Vec<u32> = Vec::new();
+        // The last file counted as a definer of each local name.
+        let mut counted: Vec<usize> = Vec::new();
+        let mut defined_at = Vec::with_capacity(n + 1);
+        let mut defined = Vec::new();
+        defined_at.push(0);
+        for (b, file) in files.iter().enumerate() {
+            for d in &file.symbols.definitions {
+                let Some(slot) = local.get_mut(d.name.index()) else {
+                    continue;
+                };
+                if *slot == u32::MAX {
+                    *slot = u32::try_from(definers.len()).unwrap_or(u32::MAX);
+                    definers.push(0);
+                    counted.push(usize::MAX);
+                }
+                let l = *slot as usize;
+                if counted[l] != b {
+                    counted[l] = b;
+                    definers[l] += 1;
+                    defined.push(*slot);
+                }
+            }
+            defined_at.push(defined.len());
+        }
+        let mut totals = vec![0u64; definers.len()];
+        let mut referrers = vec![0u32; definers.len()];
+        let mut links_at = Vec::with_capacity(n + 1);
+        let mut links: Vec<Link> = Vec::new();
+        let mut out_weight = vec![0.0f64; n];
+        links_at.push(0);
+        for (a, file) in files.iter().enumerate() {
+            let first = links.len();
+            for &(name, count) in &file.symbols.references {
+                let Some(&l) = local.get(name.index()).filter(|&&l| l != u32::MAX) else {
+                    continue;
+                };
+                let li = l as usize;
+                totals[li] += u64::from(count);
+                referrers[li] += 1;
+                let defines = file.symbols.defined.binary_search(&name).is_ok();
+                if definers[li] == u32::from(defines) {
+                    continue; // defined here only
+                }
+                // Per definer: sqrt(references) shared among the definers.
+                links.push(Link {
+                    name: l,
+                    share: f64::from(count).sqrt() / f64::from(definers[li]),
+                    defines,
+                });
+            }
+            let own = &mut links[first..];
+            own.sort_unstable_by_key(|link| link.name);
+            out_weight[a] = own
+                .iter()
+                .map(|link| {
+                    let targets = definers[link.name as usize] - u32::from(link.defines);
+                    link.share * f64::from(targets)
+                })
+                .sum();
+            links_at.push(links.len());
+        }
+        let modules = module_index(files);
+        let mut imports = Vec::new();
+        for (a, file) in files.iter().enumerate() {
+            for module in &file.symbols.imports {
+                if let Some(&b) = modules.get(&**module)
+                    && b != a
+                {
+                    imports.push((a, b, 1.0));
+                    out_weight[a] += 1.0;
+                }
+            }
+        }
+        // A name no link reaches never passes anything on: its definers need not look.
+        let mut reached = vec![false; definers.len()];
+        for link in &links {
+            reached[link.name as usize] = true;
+        }
+        let mut receiving_at = Vec::with_capacity(n + 1);
+        let mut receiving = Vec::new();
+        receiving_at.push(0);
+        for range in defined_at.windows(2) {
+            receiving.extend(
+                defined[range[0]..range[1]]
+                    .iter()
+                    .copied()
+                    .filter(|&name| reached[name as usize]),
+            );
+            receiving_at.push(receiving.len());
+        }
+        // Shares of each source's damped rank, computed once.
+        for (a, range) in links_at.windows(2).enumerate() {
+            for link in &mut links[range[0]..range[1]] {
+                link.share = DAMPING * link.share / out_weight[a];
+            }
+        }
+        for (a, _, share) in &mut imports {
+            *share = DAMPING / out_weight[*a];
+        }
+        Graph {
+            files: n,
+            local,
+            definers,
+            totals,
+            referrers,
+            receiving_at,
+            receiving,
+            links_at,
+            links,
+            imports,
+            dangling: (0..n).filter(|&a| out_weight[a] == 0.0).collect(),
+        }
+    }
+
+    /// Personalized PageRank with teleport weights `p` (summing to 1).
+    fn pagerank(&self, p: &[f64]) -> Vec<f64> {
+        let n = self.files;
+        let mut rank = p.to_vec();
+        let mut next = vec![0.0; n];
+        let mut mass = vec![0.0; self.definers.len()];
+        for _ in 0..MAX_ITERATIONS {
+            let dangling: f64 = self.dangling.iter().map(|&i| rank[i]).sum();
+            for (slot, &pi) in next.iter_mut().zip(p) {
+                *slot = (1.0 - DAMPING) * pi + DAMPING * dangling * pi;
+            }
+            mass.fill(0.0);
+            for (a, range) in self.links_at.windows(2).enumerate() {
+                for link in &self.links[range[0]..range[1]] {
+                    let sent = rank[a] * link.share;
+                    mass[link.name as usize] += sent;
+                    if link.defines {
+                        next[a] -= sent;
+                    }
+                }
+            }
+            for (b, range) in self.receiving_at.windows(2).enumerate() {
+                for &name in &self.receiving[range[0]..range[1]] {
+                    next[b] += mass[name as usize];
+                }
+            }
+            for &(a, b, share) in &self.imports {
+                next[b] += rank[a] * share;
+            }
+            let change: f64 = next.iter().zip(&rank).map(|(x, y)| (x - y).abs()).sum();
+            std::mem::swap(&mut rank, &mut next);
+            if change < TOLERANCE {
+                break;
+            }
+        }
+        rank
+    }
+
+    /// The definitions a file shows, heaviest first.
+    fn choose(&self, symbols: &Symbols) -> Vec<Shown> {
+        let local = |name: NameId| self.local[name.index()] as usize;
+        let set_aside = |name| {
+            self.files >= SET_ASIDE_MIN_FILES
+                && self.referrers[local(name)] as usize * 2 > self.files
+        };
+        let weigh = |name| -> f64 {
+            let l = local(name);
+            if self.totals[l] == 0 {
+                return 0.0;
+            }
+            let mine = u64::from(symbols.references_to(name));
+            (self.totals[l] - mine) as f64 / f64::from(self.definers[l])
+        };
+        let all_set_aside = symbols.definitions.iter().all(|d| set_aside(d.name));
+        let mut candidates: Vec<(f64, &DefinitionLine)> = symbols
+            .definitions
+            .iter()
+            .filter(|d| all_set_aside || !set_aside(d.name))
+            .map(|d| (weigh(d.name), d))
+            .collect();
+        candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then_with(|| x.1.line.cmp(&y.1.line)));
+        // One definition per line (the heaviest), at most DEFINITIONS_PER_FILE.
+        let mut shown: Vec<Shown> = Vec::new();
+        for (weight, d) in candidates {
+            if shown.len() == DEFINITIONS_PER_FILE {
+                break;
+            }
+            if shown.iter().all(|s| s.line != d.line) {
+                shown.push(Shown {
+                    line: d.line,
+                    text: d.text.to_string(),
+                    weight,
+                });
+            }
+        }
+        shown
+    }
 }
 
 /// A score as an integer, so that float noise never decides an order and ties fall to paths.
@@ -230,21 +396,20 @@ fn module_index(files: &[MapFile<'_>]) -> HashMap<String, usize> {
 }
 
 /// Each file's teleport weight, normalized to sum 1.
-fn personalization(files: &[MapFile<'_>], steering: &Steering) -> Vec<f64> {
+fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<f64> {
     let mut weights: Vec<f64> = files
         .iter()
         .map(|file| {
             let mut weight = 1.0;
             if !steering.query.is_empty() {
                 let path = file.path.to_lowercase();
-                let matches = steering.query.iter().any(|word| {
-                    path.contains(word.as_str())
-                        || file
-                            .tags
-                            .definitions
-                            .iter()
-                            .any(|d| d.name.to_lowercase().contains(word.as_str()))
-                });
+                let matches =
+                    steering.query.iter().any(|word| {
+                        path.contains(word.as_str())
+                            || file.symbols.defined.iter().any(|&name| {
+                                names.name(name).to_lowercase().contains(word.as_str())
+                            })
+                    });
                 if matches {
                     weight *= QUERY_WEIGHT;
                 }
@@ -271,82 +436,10 @@ fn within(path: &str, focus: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// Personalized PageRank over weighted edges.
-fn pagerank(n: usize, edges: &[(usize, usize, f64)], p: &[f64]) -> Vec<f64> {
-    let mut out_weight = vec![0.0; n];
-    for &(a, _, w) in edges {
-        out_weight[a] += w;
-    }
-    // Each edge's share of its source's outgoing weight, computed once.
-    let list: Vec<(usize, usize, f64)> = edges
-        .iter()
-        .map(|&(a, b, w)| (a, b, DAMPING * w / out_weight[a]))
-        .collect();
-    let mut rank = p.to_vec();
-    let mut next = vec![0.0; n];
-    for _ in 0..MAX_ITERATIONS {
-        let dangling: f64 = (0..n)
-            .filter(|&i| out_weight[i] == 0.0)
-            .map(|i| rank[i])
-            .sum();
-        for (slot, &pi) in next.iter_mut().zip(p) {
-            *slot = (1.0 - DAMPING) * pi + DAMPING * dangling * pi;
-        }
-        for &(a, b, share) in &list {
-            next[b] += rank[a] * share;
-        }
-        let change: f64 = next.iter().zip(&rank).map(|(x, y)| (x - y).abs()).sum();
-        std::mem::swap(&mut rank, &mut next);
-        if change < TOLERANCE {
-            break;
-        }
-    }
-    rank
-}
-
-/// The definitions file `b` shows, heaviest first.
-fn choose(
-    own: &HashMap<&str, u32>,
-    tags: &FileTags,
-    definers: &HashMap<&str, Vec<usize>>,
-    totals: &HashMap<&str, u64>,
-    set_aside: &HashSet<&str>,
-) -> Vec<Shown> {
-    let weigh = |name: &str| -> f64 {
-        let shared = definers.get(name).map_or(1, Vec::len) as f64;
-        let all = totals.get(name).copied().unwrap_or(0);
-        let mine = u64::from(own.get(name).copied().unwrap_or(0));
-        (all - mine) as f64 / shared
-    };
-    let all_set_aside = tags
-        .definitions
-        .iter()
-        .all(|d| set_aside.contains(d.name.as_str()));
-    let mut candidates: Vec<Shown> = tags
-        .definitions
-        .iter()
-        .filter(|d| all_set_aside || !set_aside.contains(d.name.as_str()))
-        .map(|d| Shown {
-            line: d.line,
-            text: d.text.clone(),
-            weight: weigh(&d.name),
-        })
-        .collect();
-    candidates.sort_by(|x, y| {
-        y.weight
-            .total_cmp(&x.weight)
-            .then_with(|| x.line.cmp(&y.line))
-    });
-    let mut lines = HashSet::new();
-    candidates.retain(|d| lines.insert(d.line));
-    candidates.truncate(DEFINITIONS_PER_FILE);
-    candidates
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::Definition;
+    use crate::map::{Definition, FileTags};
 
     fn tags(defs: &[(&str, u32)], refs: &[&str]) -> FileTags {
         FileTags {
@@ -363,12 +456,25 @@ mod tests {
         }
     }
 
-    fn order(files: &[(&str, FileTags)], steering: &Steering) -> Vec<String> {
+    fn rank_all(files: &[(&str, FileTags)], steering: &Steering) -> Vec<RankedFile> {
+        let mut names = Interner::default();
+        let symbols: Vec<Symbols> = files
+            .iter()
+            .map(|(_, tags)| Symbols::new(tags, &mut names))
+            .collect();
         let list: Vec<MapFile<'_>> = files
             .iter()
-            .map(|(path, tags)| MapFile { path, tags })
+            .zip(&symbols)
+            .map(|((path, _), symbols)| MapFile { path, symbols })
             .collect();
-        rank(&list, steering).into_iter().map(|r| r.path).collect()
+        rank(&list, steering, &names)
+    }
+
+    fn order(files: &[(&str, FileTags)], steering: &Steering) -> Vec<String> {
+        rank_all(files, steering)
+            .into_iter()
+            .map(|r| r.path)
+            .collect()
     }
 
     /// A polyglot-shaped tree: two files lean on the hub; one of them also on the util.
@@ -433,12 +539,8 @@ mod tests {
             ("b.py", tags(&[("beta", 1)], &[])),
             ("c/d.py", tags(&[("gamma", 1)], &[])),
         ];
-        let list: Vec<MapFile<'_>> = files
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
         let steer = Steering::new(Some("beta"), vec!["c".to_owned()]);
-        let ranked = rank(&list, &steer);
+        let ranked = rank_all(&files, &steer);
         let score = |p: &str| ranked.iter().find(|r| r.path == p).unwrap().score;
         assert!((score("b.py") / score("a.py") - 10.0).abs() < 1e-9);
         assert!((score("c/d.py") / score("a.py") - 50.0).abs() < 1e-9);
@@ -459,11 +561,7 @@ mod tests {
     #[test]
     fn definitions_heaviest_first_and_unreferenced_last() {
         let files = polyglot();
-        let list: Vec<MapFile<'_>> = files
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
-        let ranked = rank(&list, &Steering::default());
+        let ranked = rank_all(&files, &Steering::default());
         let hub = &ranked[0];
         assert_eq!(
             hub.definitions
@@ -491,11 +589,7 @@ mod tests {
                 ),
             ),
         ];
-        let list: Vec<MapFile<'_>> = files
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
-        let ranked = rank(&list, &Steering::default());
+        let ranked = rank_all(&files, &Steering::default());
         let a = ranked.iter().find(|r| r.path == "a.py").unwrap();
         // Counted alone, `new` (3 references) would beat `Alpha` (2); shared, it weighs 1.
         assert_eq!(a.definitions[0].line, 5, "{a:?}");
@@ -515,11 +609,7 @@ mod tests {
         }
         // `Core` is used by one file.
         files[1].1.references.push("Core".to_owned());
-        let list: Vec<MapFile<'_>> = files
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
-        let ranked = rank(&list, &Steering::default());
+        let ranked = rank_all(&files, &Steering::default());
         let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
         assert_eq!(
             core.definitions.iter().map(|d| d.line).collect::<Vec<_>>(),
@@ -528,11 +618,7 @@ mod tests {
         );
         // Below the threshold of files, nothing is set aside.
         let few = &files[..5];
-        let list: Vec<MapFile<'_>> = few
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
-        let ranked = rank(&list, &Steering::default());
+        let ranked = rank_all(few, &Steering::default());
         let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
         assert_eq!(core.definitions[0].line, 2);
     }
@@ -544,11 +630,7 @@ mod tests {
         for name in &names {
             files.push((name.as_str(), tags(&[("x", 1)], &["new"])));
         }
-        let list: Vec<MapFile<'_>> = files
-            .iter()
-            .map(|(path, tags)| MapFile { path, tags })
-            .collect();
-        let ranked = rank(&list, &Steering::default());
+        let ranked = rank_all(&files, &Steering::default());
         let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
         assert_eq!(core.definitions.len(), 1);
     }
@@ -569,11 +651,7 @@ mod tests {
             line: 1,
             text: String::new(),
         });
-        let files = [MapFile {
-            path: "a.rs",
-            tags: &file,
-        }];
-        let ranked = rank(&files, &Steering::default());
+        let ranked = rank_all(&[("a.rs", file)], &Steering::default());
         let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();
         assert_eq!(lines, (1..=12).collect::<Vec<_>>());
     }
