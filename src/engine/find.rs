@@ -16,10 +16,10 @@ impl Engine {
         limit: Limit,
     ) -> Result<Page, EngineError> {
         let files = self.root.inventory(&RelPath::root())?;
-        let matching: Vec<String> = files
-            .into_iter()
+        let matching: Vec<&str> = files
+            .iter()
             .filter(|f| terms.is_match(f.path.as_bytes()))
-            .map(|f| f.path)
+            .map(|f| f.path.as_str())
             .collect();
         let state = state_of(&matching);
         let (terms_value, folding) = terms.scope_fields();

@@ -64,7 +64,7 @@ impl Engine {
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut text = String::new();
         let mut used = 0u64;
-        for file in &files {
+        for file in files.iter() {
             let relative = relative_to(&scope, &file.path);
             let subject = if by_path {
                 relative

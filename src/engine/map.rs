@@ -232,7 +232,7 @@ impl Engine {
         let steering = Steering::new(query.query, focus);
 
         let (files, _) = self.root().tree(&scope)?;
-        let mut candidates = mappable(&scope, files);
+        let mut candidates = mappable(&scope, &files);
         let walk_stopped_at = (candidates.len() > MAX_WALK_FILES).then_some(MAX_WALK_FILES);
         candidates.truncate(MAX_WALK_FILES);
 
@@ -468,7 +468,7 @@ impl Parsing<'_> {
 }
 
 /// The walked files the map considers: none below a skipped directory (relative to `scope`).
-fn mappable(scope: &RelPath, files: Vec<FileEntry>) -> Vec<FileEntry> {
+fn mappable(scope: &RelPath, files: &[FileEntry]) -> Vec<FileEntry> {
     let below = |path: &str| -> String {
         if scope.is_root() {
             path.to_owned()
@@ -488,7 +488,7 @@ fn mappable(scope: &RelPath, files: Vec<FileEntry>) -> Vec<FileEntry> {
         })
         .collect();
     files
-        .into_iter()
+        .iter()
         .filter(|f| {
             let relative = below(&f.path);
             let mut directory = String::new();
@@ -504,6 +504,7 @@ fn mappable(scope: &RelPath, files: Vec<FileEntry>) -> Vec<FileEntry> {
                     || virtualenvs.contains(&directory))
             })
         })
+        .cloned()
         .collect()
 }
 
@@ -548,7 +549,7 @@ mod tests {
         ]
         .map(entry)
         .to_vec();
-        let kept: Vec<String> = mappable(&RelPath::root(), files)
+        let kept: Vec<String> = mappable(&RelPath::root(), &files)
             .into_iter()
             .map(|f| f.path)
             .collect();
@@ -560,7 +561,7 @@ mod tests {
         let scope = RelPath::parse("vendor").unwrap();
         let kept = mappable(
             &scope,
-            vec![entry("vendor/v.go"), entry("vendor/dist/x.js")],
+            &[entry("vendor/v.go"), entry("vendor/dist/x.js")],
         );
         assert_eq!(kept.len(), 1);
     }

@@ -133,7 +133,7 @@ impl Engine {
             .iter()
             .map(|d| (d.clone(), format!("d {}\n", strip(d))))
             .collect();
-        for entry in &files {
+        for entry in files.iter() {
             let file = self.root().open_entry(entry)?;
             let digest = if fresh {
                 DigestCache::hash_fresh(&file)?

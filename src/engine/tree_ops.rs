@@ -49,7 +49,7 @@ impl Engine {
             let budget = self.root().limits().max_result_bytes - super::text::RESULT_HEADROOM;
             let mut shown = Vec::new();
             let mut used = 0;
-            for entry in &entries {
+            for entry in entries.iter() {
                 let line = match entry.kind {
                     EntryKind::Directory => format!("{}/", entry.name),
                     EntryKind::File => entry.name.clone(),

@@ -25,9 +25,11 @@ mod location;
 mod mutate;
 mod open;
 mod relpath;
+mod remember;
 mod resolve;
 mod select;
 mod walk;
+mod watch;
 
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -53,6 +55,8 @@ pub struct Root {
     follow_symlinks: bool,
     /// The root's absolute path as opened: only to recognise absolute link targets under it.
     base: std::path::PathBuf,
+    /// Walks kept while a change watcher vouches for them.
+    remembered: remember::Remembered,
 }
 
 impl Root {
@@ -73,12 +77,15 @@ impl Root {
             limits,
             follow_symlinks: false,
             base: dir::absolutize(path.as_ref()),
+            remembered: remember::Remembered::new(true),
         })
     }
 
     /// Follows symbolic links whose targets stay inside the root, instead of skipping them.
     pub fn with_follow_symlinks(mut self, follow: bool) -> Root {
         self.follow_symlinks = follow;
+        // A followed link's target lies outside what a walk watches: keep no walks.
+        self.remembered = remember::Remembered::new(!follow);
         self
     }
 

@@ -2,10 +2,12 @@
 //! and the one-level listing whose directories are shown only when they serve something.
 
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
 
 use rustix::fs::FileType;
 
 use super::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names, reopen};
+use super::remember::{Key, Walked};
 use super::{Identity, RelPath, Root, RootError, compare_utf16};
 
 /// One served regular file found by a walk.
@@ -55,6 +57,8 @@ struct Walk<'a, 'b> {
     directories: Option<&'a mut Vec<String>>,
     /// (device, inode) of the directories on the current descent, against link cycles.
     ancestors: Vec<(u64, u64)>,
+    /// Every directory read so far was watched (see [`super::remember`]).
+    vouched: bool,
 }
 
 /// An entry as a walk sees it: its own `lstat`, or, for a followed link, the `lstat` of the
@@ -130,32 +134,59 @@ impl<'a> Budget<'a> {
 impl Root {
     /// Every served regular file at or beneath `scope`, sorted by path. `scope` may name a
     /// directory or one file; a scope that is missing, excluded, or reached through a link
-    /// yields nothing. Symbolic links are never followed or listed.
-    pub fn inventory(&self, scope: &RelPath) -> Result<Vec<FileEntry>, RootError> {
+    /// yields nothing. Symbolic links are never followed or listed. A walk is reused while
+    /// the root's watcher vouches that nothing it read has changed.
+    pub fn inventory(&self, scope: &RelPath) -> Result<Arc<Vec<FileEntry>>, RootError> {
+        let key = Key::Inventory(scope.as_str().to_owned());
+        let ticket = match self.remembered.get(&key) {
+            Ok(Walked::Files(files)) => return Ok(files),
+            Ok(_) => unreachable_walk(),
+            Err(ticket) => ticket,
+        };
         let mut files = Vec::new();
-        self.walk_scope(scope, &mut files, None)?;
+        let vouched = self.walk_scope(scope, &mut files, None)?;
         files.sort_by(|a, b| compare_utf16(&a.path, &b.path));
+        let files = Arc::new(files);
+        self.remembered
+            .offer(key, ticket, vouched, Walked::Files(files.clone()));
         Ok(files)
     }
 
     /// Like [`Root::inventory`], and also every directory strictly beneath `scope` that the
     /// walk entered (not excluded, not a link), both in tree order: each level's names sorted,
     /// a directory's contents right after it.
-    pub fn tree(&self, scope: &RelPath) -> Result<(Vec<FileEntry>, Vec<String>), RootError> {
+    pub fn tree(
+        &self,
+        scope: &RelPath,
+    ) -> Result<(Arc<Vec<FileEntry>>, Arc<Vec<String>>), RootError> {
+        let key = Key::Tree(scope.as_str().to_owned());
+        let ticket = match self.remembered.get(&key) {
+            Ok(Walked::Tree(files, directories)) => return Ok((files, directories)),
+            Ok(_) => unreachable_walk(),
+            Err(ticket) => ticket,
+        };
         let mut files = Vec::new();
         let mut directories = Vec::new();
-        self.walk_scope(scope, &mut files, Some(&mut directories))?;
+        let vouched = self.walk_scope(scope, &mut files, Some(&mut directories))?;
         files.sort_by(|a, b| compare_tree_order(&a.path, &b.path));
         directories.sort_by(|a, b| compare_tree_order(a, b));
+        let (files, directories) = (Arc::new(files), Arc::new(directories));
+        self.remembered.offer(
+            key,
+            ticket,
+            vouched,
+            Walked::Tree(files.clone(), directories.clone()),
+        );
         Ok((files, directories))
     }
 
+    /// Walks `scope`; `Ok(true)` when every directory read was watched throughout.
     fn walk_scope(
         &self,
         scope: &RelPath,
         files: &mut Vec<FileEntry>,
         directories: Option<&mut Vec<String>>,
-    ) -> Result<(), RootError> {
+    ) -> Result<bool, RootError> {
         let mut budget = Budget::new(self);
         let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
         let mut walk = Walk {
@@ -164,8 +195,10 @@ impl Root {
             files,
             directories,
             ancestors: Vec::new(),
+            vouched: true,
         };
-        self.walk(&dir, &RelPath::root(), 0, &mut walk)
+        self.walk(&dir, &RelPath::root(), 0, &mut walk)?;
+        Ok(walk.vouched)
     }
 
     fn walk(
@@ -176,6 +209,8 @@ impl Root {
         walk: &mut Walk<'_, '_>,
     ) -> Result<(), RootError> {
         walk.budget.enter(depth)?;
+        // Watched before it is read: a change after the read raises an event.
+        walk.vouched = walk.vouched && self.remembered.watch_directory(dir);
         let scope = walk.scope;
         for name in walk.budget.read(dir)? {
             let Some(child) = RelPath::from_walk(path.join(&name)) else {
@@ -220,6 +255,11 @@ impl Root {
                         if walk.files.len() as u64 >= self.limits.max_files {
                             return Err(RootError::FileLimit);
                         }
+                        // A write through a link elsewhere names no directory watched here.
+                        if stat.st_nlink > 1 {
+                            walk.vouched =
+                                walk.vouched && self.remembered.watch_entry(dir, &name);
+                        }
                         walk.files.push(FileEntry {
                             path: child.as_str().to_owned(),
                             identity,
@@ -235,7 +275,7 @@ impl Root {
     /// The served entries directly under `prefix`, sorted by name. A directory is listed only
     /// when it serves a file at some depth; a prefix that is missing, excluded, not a
     /// directory, or reached through a link lists as empty.
-    pub fn list(&self, prefix: &RelPath) -> Result<Vec<ListEntry>, RootError> {
+    pub fn list(&self, prefix: &RelPath) -> Result<Arc<Vec<ListEntry>>, RootError> {
         self.list_with(prefix, false)
     }
 
@@ -246,6 +286,42 @@ impl Root {
         &self,
         prefix: &RelPath,
         selected_directories: bool,
+    ) -> Result<Arc<Vec<ListEntry>>, RootError> {
+        let key = Key::List(prefix.as_str().to_owned(), selected_directories);
+        let ticket = match self.remembered.get(&key) {
+            Ok(Walked::List(entries)) => return Ok(entries),
+            Ok(_) => unreachable_walk(),
+            Err(ticket) => ticket,
+        };
+        // The directories leading to the prefix: renaming or replacing one changes the listing.
+        let mut vouched = self.remembered.watch_directory(&self.dir);
+        let mut ancestor = RelPath::root();
+        for segment in prefix.as_str().split('/').filter(|s| !s.is_empty()) {
+            let Some(next) = RelPath::from_walk(ancestor.join(segment)) else {
+                vouched = false;
+                break;
+            };
+            vouched = vouched
+                && open_dir_chain(&self.dir, &next)
+                    .is_some_and(|dir| self.remembered.watch_directory(&dir));
+            ancestor = next;
+        }
+        let mut vouched_walk = vouched;
+        let entries = Arc::new(self.list_uncached(
+            prefix,
+            selected_directories,
+            &mut vouched_walk,
+        )?);
+        self.remembered
+            .offer(key, ticket, vouched_walk, Walked::List(entries.clone()));
+        Ok(entries)
+    }
+
+    fn list_uncached(
+        &self,
+        prefix: &RelPath,
+        selected_directories: bool,
+        vouched: &mut bool,
     ) -> Result<Vec<ListEntry>, RootError> {
         let depth = prefix.depth() as u64;
         if depth > self.limits.max_depth {
@@ -266,6 +342,7 @@ impl Root {
         let mut budget = Budget::new(self);
         budget.directories = depth;
         budget.enter(depth)?;
+        *vouched = *vouched && self.remembered.watch_directory(&dir);
         let mut listed = Vec::new();
         for name in budget.read(&dir)? {
             let Some(child) = RelPath::from_walk(prefix.join(&name)) else {
@@ -285,7 +362,14 @@ impl Root {
                     let shown = selected_directories && self.selector.selects(child.as_str());
                     let mut ancestors = vec![dir_key(&seen.stat)];
                     if !shown
-                        && !self.probe(&sub, &child, depth + 1, &mut budget, &mut ancestors)?
+                        && !self.probe(
+                            &sub,
+                            &child,
+                            depth + 1,
+                            &mut budget,
+                            &mut ancestors,
+                            vouched,
+                        )?
                     {
                         continue;
                     }
@@ -352,8 +436,10 @@ impl Root {
         depth: u64,
         budget: &mut Budget<'_>,
         ancestors: &mut Vec<(u64, u64)>,
+        vouched: &mut bool,
     ) -> Result<bool, RootError> {
         budget.enter(depth)?;
+        *vouched = *vouched && self.remembered.watch_directory(dir);
         let mut subdirectories = Vec::new();
         for name in budget.read(dir)? {
             let Some(child) = RelPath::from_walk(path.join(&name)) else {
@@ -383,7 +469,7 @@ impl Root {
             }
             if let Some(sub) = self.open_seen(dir, &name, &seen) {
                 ancestors.push(key);
-                let found = self.probe(&sub, &child, depth + 1, budget, ancestors);
+                let found = self.probe(&sub, &child, depth + 1, budget, ancestors, vouched);
                 ancestors.pop();
                 if found? {
                     return Ok(true);
@@ -392,6 +478,12 @@ impl Root {
         }
         Ok(false)
     }
+}
+
+/// A kept walk of another kind under a key: keys name their kind, so this cannot happen.
+#[cold]
+fn unreachable_walk() -> ! {
+    unreachable!("a kept walk's key names its kind")
 }
 
 /// (device, inode) of a directory, to recognise it when a followed link leads back to it.

@@ -1,0 +1,217 @@
+//! A change watcher (inotify) that lets a root reuse a walk until something under it changes.
+//!
+//! A walk that stats every entry is what a page of a large tree used to cost. The [`Watcher`]
+//! is told about every directory a walk reads (before it reads it) and about every file with
+//! more than one link (a write through another link names no watched directory). Any event on
+//! any of them — a change of contents, attributes, names, or an overflowed queue — means every
+//! remembered walk is dropped. The watcher can only vouch for what the kernel reports, so it
+//! declines (and the walk is simply not remembered) when it cannot see a change:
+//!
+//! * a filesystem whose changes may come from elsewhere (anything but the local filesystems in
+//!   [`LOCAL_FILESYSTEMS`]: no NFS, SMB, FUSE or 9P);
+//! * more than [`MAX_WATCHES`] watches, or the kernel's own watch limit;
+//! * no `/proc` (a directory is watched through its descriptor's `/proc/self/fd` name, so no
+//!   path is ever re-resolved).
+//!
+//! A write through a shared memory mapping produces no event at all; remembered walks are also
+//! dropped after [`MAX_AGE`] so such a change is seen within that time.
+
+use std::collections::HashSet;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::time::Duration;
+
+use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+use rustix::io::Errno;
+
+/// Most watches one root adds; beyond this, walks are not remembered.
+pub const MAX_WATCHES: usize = 65_536;
+/// Longest a remembered walk is reused, even without an event.
+pub const MAX_AGE: Duration = Duration::from_secs(5);
+
+/// Filesystem magic numbers (`statfs.f_type`) whose changes all go through this kernel: ext2-4,
+/// XFS, Btrfs, tmpfs, F2FS, ZFS, bcachefs and overlayfs (changes made through the overlay).
+pub const LOCAL_FILESYSTEMS: [i64; 8] = [
+    0xEF53,
+    0x5846_5342,
+    0x9123_683E,
+    0x0102_1994,
+    0xF2F5_2010,
+    0x2FC1_2FC1,
+    0xCA45_1A4E,
+    0x794C_7630,
+];
+
+/// What a directory's watch reports: its entries created, deleted, moved, written or changed
+/// in attributes, and the directory itself deleted or moved. Never opens, reads or closes
+/// without writing, so the server's own reads raise nothing.
+fn directory_events() -> WatchFlags {
+    WatchFlags::CREATE
+        | WatchFlags::DELETE
+        | WatchFlags::MODIFY
+        | WatchFlags::ATTRIB
+        | WatchFlags::CLOSE_WRITE
+        | WatchFlags::MOVED_FROM
+        | WatchFlags::MOVED_TO
+        | WatchFlags::DELETE_SELF
+        | WatchFlags::MOVE_SELF
+        | WatchFlags::ONLYDIR
+}
+
+/// What a multiply-linked file's watch reports: writes and attribute changes.
+fn file_events() -> WatchFlags {
+    WatchFlags::MODIFY | WatchFlags::ATTRIB | WatchFlags::CLOSE_WRITE | WatchFlags::DELETE_SELF
+}
+
+/// One inotify instance and the watches it holds.
+#[derive(Debug)]
+pub struct Watcher {
+    fd: OwnedFd,
+    /// Watch descriptors held (the kernel gives one per inode, however often it is added).
+    watches: HashSet<i32>,
+    /// Set once the watcher has missed something it cannot recover (a read error).
+    broken: bool,
+}
+
+impl Watcher {
+    /// A new watcher, or `None` when inotify is not available.
+    pub fn new() -> Option<Watcher> {
+        let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok()?;
+        Some(Watcher {
+            fd,
+            watches: HashSet::new(),
+            broken: false,
+        })
+    }
+
+    /// Watches a directory about to be read; `false` when changes in it could go unseen.
+    pub fn watch_directory(&mut self, dir: impl AsFd) -> bool {
+        self.watch(dir, None, directory_events())
+    }
+
+    /// Watches `name` in the directory `dir` (a file with several links), not following a
+    /// link; `false` when its changes could go unseen.
+    pub fn watch_entry(&mut self, dir: impl AsFd, name: &str) -> bool {
+        self.watch(dir, Some(name), file_events() | WatchFlags::DONT_FOLLOW)
+    }
+
+    fn watch(&mut self, dir: impl AsFd, name: Option<&str>, events: WatchFlags) -> bool {
+        if self.broken || self.watches.len() >= MAX_WATCHES {
+            return false;
+        }
+        let dir = dir.as_fd();
+        let local = rustix::fs::fstatfs(dir)
+            .is_ok_and(|fs| LOCAL_FILESYSTEMS.contains(&(fs.f_type as i64)));
+        if !local {
+            return false;
+        }
+        // The descriptor's own name: nothing above it is resolved again.
+        let mut path = format!("/proc/self/fd/{}", dir.as_raw_fd());
+        if let Some(name) = name {
+            path.push('/');
+            path.push_str(name);
+        }
+        match inotify::add_watch(&self.fd, path.as_str(), events) {
+            Ok(wd) => {
+                self.watches.insert(wd);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Reads every pending event; `true` when anything changed (or may have) since the last
+    /// call. Never blocks.
+    pub fn changed(&mut self) -> bool {
+        if self.broken {
+            return true;
+        }
+        let mut buffer = [MaybeUninit::<u8>::uninit(); 8192];
+        let mut reader = inotify::Reader::new(&self.fd, &mut buffer);
+        let mut changed = false;
+        loop {
+            match reader.next() {
+                Ok(event) => {
+                    if event.events().contains(ReadFlags::IGNORED) {
+                        self.watches.remove(&event.wd());
+                    }
+                    changed = true;
+                }
+                Err(Errno::AGAIN) => return changed,
+                Err(Errno::INTR) => {}
+                Err(_) => {
+                    self.broken = true;
+                    return true;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::disallowed_methods)] // the test changes its tree with std::fs
+
+    use super::*;
+
+    fn open_dir(path: &std::path::Path) -> OwnedFd {
+        rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn changes_in_a_watched_directory_are_seen_and_reads_are_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(mut watcher) = Watcher::new() else {
+            return; // no inotify here: nothing to test
+        };
+        std::fs::write(tmp.path().join("a.txt"), b"one").unwrap();
+        let dir = open_dir(tmp.path());
+        if !watcher.watch_directory(&dir) {
+            return; // a filesystem the watcher declines (the tests' temp dir is local here)
+        }
+        assert!(!watcher.changed());
+        // Reading raises nothing.
+        assert_eq!(std::fs::read(tmp.path().join("a.txt")).unwrap(), b"one");
+        let _ = std::fs::read_dir(tmp.path()).unwrap().count();
+        assert!(!watcher.changed());
+        // Writing, creating, renaming and deleting each raise something.
+        std::fs::write(tmp.path().join("a.txt"), b"two").unwrap();
+        assert!(watcher.changed());
+        assert!(!watcher.changed(), "drained");
+        std::fs::write(tmp.path().join("b.txt"), b"new").unwrap();
+        assert!(watcher.changed());
+        std::fs::rename(tmp.path().join("b.txt"), tmp.path().join("c.txt")).unwrap();
+        assert!(watcher.changed());
+        std::fs::remove_file(tmp.path().join("c.txt")).unwrap();
+        assert!(watcher.changed());
+        // Many events at once drain in one call.
+        for i in 0..2000 {
+            std::fs::write(tmp.path().join(format!("n{i}")), b"x").unwrap();
+        }
+        assert!(watcher.changed());
+        assert!(!watcher.changed());
+    }
+
+    #[test]
+    fn a_write_through_another_link_is_seen_on_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(mut watcher) = Watcher::new() else {
+            return;
+        };
+        std::fs::create_dir(tmp.path().join("served")).unwrap();
+        std::fs::write(tmp.path().join("served/f"), b"one").unwrap();
+        std::fs::hard_link(tmp.path().join("served/f"), tmp.path().join("elsewhere")).unwrap();
+        let dir = open_dir(&tmp.path().join("served"));
+        if !watcher.watch_directory(&dir) || !watcher.watch_entry(&dir, "f") {
+            return;
+        }
+        assert!(!watcher.changed());
+        std::fs::write(tmp.path().join("elsewhere"), b"two").unwrap();
+        assert!(watcher.changed());
+    }
+}
