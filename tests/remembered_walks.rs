@@ -78,8 +78,11 @@ fn every_kind_of_change_between_pages_is_seen() {
                 std::fs::rename(t.join("lib"), t.join("old")).unwrap();
                 std::fs::create_dir_all(t.join("lib/deep/er")).unwrap();
                 for name in ["a", "b", "deep/er/c"] {
-                    std::fs::copy(t.join(format!("old/{name}.txt")), t.join(format!("lib/{name}.txt")))
-                        .unwrap();
+                    std::fs::copy(
+                        t.join(&format!("old/{name}.txt")),
+                        t.join(&format!("lib/{name}.txt")),
+                    )
+                    .unwrap();
                 }
             }),
         ),
@@ -89,18 +92,18 @@ fn every_kind_of_change_between_pages_is_seen() {
         assert_eq!(after_change(&tree, change), Err(STALE.to_owned()), "{what}");
     }
     // A write through a hard link that lives outside the root.
-    let tree = tree();
+    let linked = tree();
     let link = outside.path().join("alias");
-    std::fs::hard_link(tree.join("lib/a.txt"), &link).unwrap();
-    let result = after_change(&tree, |_| {
+    std::fs::hard_link(linked.join("lib/a.txt"), &link).unwrap();
+    let result = after_change(&linked, |_| {
         use std::io::Write;
         let mut file = std::fs::OpenOptions::new().append(true).open(&link).unwrap();
         file.write_all(b"more\n").unwrap();
     });
     assert_eq!(result, Err(STALE.to_owned()), "write through an outside link");
     // Outside the scope, nothing is bound.
-    let tree = tree();
-    assert_eq!(after_change(&tree, |t| t.put("top.txt", "other\n")), Ok(()));
+    let other = tree();
+    assert_eq!(after_change(&other, |t| t.put("top.txt", "other\n")), Ok(()));
 }
 
 #[test]
