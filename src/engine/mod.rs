@@ -17,6 +17,7 @@ mod grep;
 mod list;
 mod locate;
 mod map;
+mod memo;
 mod page;
 mod read;
 mod revision;
@@ -27,7 +28,7 @@ mod tree_ops;
 mod utf8;
 mod write;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -66,6 +67,10 @@ pub struct Engine {
     fitter: Fitter,
     /// What `map` parsed, per file, while the file stays unchanged.
     map_cache: Mutex<map::TagCache>,
+    /// A listing's cursor state, per reused listing.
+    listing_states: memo::Memo<String>,
+    /// The paths `search_files` matched and their cursor state, per reused inventory.
+    found: memo::Memo<Arc<find::Found>>,
 }
 
 impl Engine {
@@ -85,6 +90,8 @@ impl Engine {
             mutation: Mutex::new(()),
             read_only: false,
             map_cache: Mutex::new(map::TagCache::default()),
+            listing_states: memo::Memo::default(),
+            found: memo::Memo::default(),
             fitter: Fitter {
                 max_result_bytes: limits.max_result_bytes,
                 envelope_bytes,
