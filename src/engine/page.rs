@@ -37,17 +37,14 @@ pub struct Page {
 
 impl Page {
     /// `{"items":…,"next_cursor":…,"content_hash":…}`.
-    pub fn to_value(&self) -> Value {
+    pub fn into_value(self) -> Value {
         let mut map = Map::new();
-        map.insert("items".into(), Value::Array(self.items.clone()));
+        map.insert("items".into(), Value::Array(self.items));
         map.insert(
             "next_cursor".into(),
-            self.next_cursor.clone().map_or(Value::Null, Value::String),
+            self.next_cursor.map_or(Value::Null, Value::String),
         );
-        map.insert(
-            "content_hash".into(),
-            Value::String(self.content_hash.clone()),
-        );
+        map.insert("content_hash".into(), Value::String(self.content_hash));
         Value::Object(map)
     }
 }
@@ -65,16 +62,91 @@ pub struct Fitter {
 /// Bytes of `text` once escaped inside a JSON string (without the quotes). Escaping only ever
 /// touches ASCII bytes, so counting bytes is exact and needs no decoding.
 pub fn escaped_len(text: &str) -> u64 {
-    let extra: u64 = text
-        .as_bytes()
-        .iter()
-        .map(|&b| match b {
-            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
-            0x00..=0x1f => 5,
-            _ => 0,
-        })
-        .sum();
-    text.len() as u64 + extra
+    StringCounts::of(text).escaped()
+}
+
+/// What escaping a string as JSON does to it, counted in one pass.
+#[derive(Debug, Clone, Copy, Default)]
+struct StringCounts {
+    bytes: u64,
+    /// `"`: escaped as `\"`.
+    quotes: u64,
+    /// `\`: escaped as `\\`.
+    backslashes: u64,
+    /// `\b \f \n \r \t`: two-byte escapes.
+    short: u64,
+    /// Other control bytes: `\u00XX`.
+    long: u64,
+}
+
+impl StringCounts {
+    fn of(text: &str) -> StringCounts {
+        let mut counts = StringCounts {
+            bytes: text.len() as u64,
+            ..StringCounts::default()
+        };
+        for &b in text.as_bytes() {
+            if b >= 0x20 && b != b'"' && b != b'\\' {
+                continue;
+            }
+            match b {
+                b'"' => counts.quotes += 1,
+                b'\\' => counts.backslashes += 1,
+                0x08 | 0x0c | b'\n' | b'\r' | b'\t' => counts.short += 1,
+                _ => counts.long += 1,
+            }
+        }
+        counts
+    }
+
+    /// Length of the escaped text, without quotes.
+    fn escaped(self) -> u64 {
+        self.bytes + self.quotes + self.backslashes + self.short + 5 * self.long
+    }
+
+    /// Backslashes in the escaped text.
+    fn escaped_backslashes(self) -> u64 {
+        self.quotes + 2 * self.backslashes + self.short + self.long
+    }
+}
+
+/// The compact JSON serialization of `value`: its length, and the length of that
+/// serialization once escaped inside a JSON string (without the quotes). Computed without
+/// serializing.
+pub fn value_sizes(value: &Value) -> (u64, u64) {
+    match value {
+        Value::Null => (4, 4),
+        Value::Bool(true) => (4, 4),
+        Value::Bool(false) => (5, 5),
+        Value::Number(n) => {
+            let len = n.to_string().len() as u64;
+            (len, len)
+        }
+        Value::String(s) => string_sizes(s),
+        Value::Array(items) => {
+            let commas = items.len().saturating_sub(1) as u64;
+            items.iter().map(value_sizes).fold((2 + commas, 2 + commas), |(r, e), (ir, ie)| {
+                (r + ir, e + ie)
+            })
+        }
+        Value::Object(map) => {
+            let separators = map.len() as u64 + map.len().saturating_sub(1) as u64;
+            map.iter()
+                .fold((2 + separators, 2 + separators), |(r, e), (key, item)| {
+                    let (kr, ke) = string_sizes(key);
+                    let (ir, ie) = value_sizes(item);
+                    (r + kr + ir, e + ke + ie)
+                })
+        }
+    }
+}
+
+/// [`value_sizes`] of a string: `"` + escaped + `"`, and that escaped again (every quote and
+/// backslash of it doubles).
+fn string_sizes(text: &str) -> (u64, u64) {
+    let counts = StringCounts::of(text);
+    let raw = 2 + counts.escaped();
+    (raw, raw + 2 + counts.quotes + counts.escaped_backslashes())
 }
 
 impl Fitter {
@@ -88,12 +160,12 @@ impl Fitter {
         end: Option<&Value>,
         cursor: impl Fn(&Value) -> String,
     ) -> Result<Page, EngineError> {
-        let texts: Vec<String> = candidates.iter().map(|c| c.item.to_string()).collect();
-        let mut raw = vec![0u64; texts.len() + 1];
-        let mut escaped = vec![0u64; texts.len() + 1];
-        for (i, text) in texts.iter().enumerate() {
-            raw[i + 1] = raw[i] + text.len() as u64;
-            escaped[i + 1] = escaped[i] + escaped_len(text);
+        let mut raw = vec![0u64; candidates.len() + 1];
+        let mut escaped = vec![0u64; candidates.len() + 1];
+        for (i, candidate) in candidates.iter().enumerate() {
+            let (item_raw, item_escaped) = value_sizes(&candidate.item);
+            raw[i + 1] = raw[i] + item_raw;
+            escaped[i + 1] = escaped[i] + item_escaped;
         }
         let next_for = |kept: usize| -> Option<String> {
             if kept == candidates.len() {
@@ -190,6 +262,28 @@ mod tests {
     }
 
     #[test]
+    fn value_sizes_match_serialization() {
+        let samples = [
+            json!(null),
+            json!(true),
+            json!([false, 0, -12, 1.5e300, "x"]),
+            json!({"byte_offset": 123_456, "text": "line \"one\"\n\ttab \\ \u{1}\u{1f}é🙂\u{7f}"}),
+            json!({"a": {"b": [], "c": {}}, "\"k\\": "\r\u{8}\u{c}"}),
+            json!([]),
+            json!({}),
+        ];
+        for value in samples {
+            let text = value.to_string();
+            let escaped = serde_json::to_string(&text).unwrap();
+            assert_eq!(
+                value_sizes(&value),
+                (text.len() as u64, escaped.len() as u64 - 2),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn measured_size_is_the_real_size() {
         let fitter = Fitter {
             max_result_bytes: u64::MAX,
@@ -205,7 +299,7 @@ mod tests {
         let page = fitter
             .fit(candidates, &json!(0), Some(&json!(3)), |p| format!("c{p}"))
             .unwrap();
-        let value = page.to_value().to_string();
+        let value = page.clone().into_value().to_string();
         let full = value.len() + serde_json::to_string(&value).unwrap().len() - 2;
         // Same lengths as measured (the placeholder hash has the real hash's length).
         let measured = Fitter {

@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -179,11 +179,15 @@ impl LineTransport {
     }
 
     async fn write_line(shared: &Shared, value: &Value) {
-        let mut line = value.to_string();
-        line.push('\n');
+        LineTransport::write_bytes(shared, value.to_string().into_bytes()).await;
+    }
+
+    /// Writes one serialized message and its newline.
+    async fn write_bytes(shared: &Shared, mut line: Vec<u8>) {
+        line.push(b'\n');
         let mut writer = shared.writer.lock().await;
         // A closed output leaves nothing to tell; the input side ends the loop.
-        let _ = writer.write_all(line.as_bytes()).await;
+        let _ = writer.write_all(&line).await;
         let _ = writer.flush().await;
     }
 
@@ -494,7 +498,7 @@ impl Transport<RoleServer> for LineTransport {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let shared = self.shared.clone();
         async move {
-            let mut value = serde_json::to_value(&item).map_err(std::io::Error::other)?;
+            let mut item = item;
             let id = match &item {
                 ServerJsonRpcMessage::Response(r) => {
                     Some(serde_json::to_value(&r.id).unwrap_or_default())
@@ -514,17 +518,45 @@ impl Transport<RoleServer> for LineTransport {
                     .get(&id_key(id))
                     .copied()
             });
-            if era == Some(Era::Modern)
-                && let Some(Value::Object(result)) = value.get_mut("result")
-            {
-                let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                if let (Value::Object(meta), Value::Object(info)) = (meta, &shared.server_info) {
-                    for (k, v) in info {
-                        meta.entry(k.clone()).or_insert_with(|| v.clone());
+            // A tool result (a page can be megabytes) is stamped in place and serialized once;
+            // other messages are small and stamped as JSON.
+            let tool_result = match &mut item {
+                ServerJsonRpcMessage::Response(response) => match &mut response.result {
+                    ServerResult::CallToolResult(result) => Some(result),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let line = match tool_result {
+                Some(result) => {
+                    if era == Some(Era::Modern)
+                        && let Value::Object(info) = &shared.server_info
+                    {
+                        let meta = &mut result.meta.get_or_insert_with(Default::default).0;
+                        for (k, v) in info {
+                            meta.entry(k.clone()).or_insert_with(|| v.clone());
+                        }
                     }
+                    serde_json::to_vec(&item).map_err(std::io::Error::other)?
                 }
-            }
-            LineTransport::write_line(&shared, &value).await;
+                _ => {
+                    let mut value = serde_json::to_value(&item).map_err(std::io::Error::other)?;
+                    if era == Some(Era::Modern)
+                        && let Some(Value::Object(result)) = value.get_mut("result")
+                    {
+                        let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                        if let (Value::Object(meta), Value::Object(info)) =
+                            (meta, &shared.server_info)
+                        {
+                            for (k, v) in info {
+                                meta.entry(k.clone()).or_insert_with(|| v.clone());
+                            }
+                        }
+                    }
+                    serde_json::to_vec(&value).map_err(std::io::Error::other)?
+                }
+            };
+            LineTransport::write_bytes(&shared, line).await;
             if let Some(id) = id {
                 shared
                     .state

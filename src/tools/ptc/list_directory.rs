@@ -29,5 +29,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let path = optional_str(arguments, "path").unwrap_or("");
     let page =
         engine.list_directory(path, optional_str(arguments, "cursor"), limit_of(arguments))?;
-    Ok(ToolOutput::structured(page.to_value()))
+    Ok(ToolOutput::structured(page.into_value()))
 }

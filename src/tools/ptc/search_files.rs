@@ -30,5 +30,5 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
         optional_str(arguments, "cursor"),
         limit_of(arguments),
     )?;
-    Ok(ToolOutput::structured(page.to_value()))
+    Ok(ToolOutput::structured(page.into_value()))
 }
