@@ -26,7 +26,10 @@ fn continued(server: &mut Server, tool: &str, args: &Value, cursor: &str) -> Res
     args["cursor"] = json!(cursor);
     let result = server.call_result(tool, args);
     if result.get("isError") == Some(&json!(true)) {
-        Err(result["content"][0]["text"].as_str().unwrap_or("").to_owned())
+        Err(result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned())
     } else {
         Ok(())
     }
@@ -55,7 +58,10 @@ fn after_change(tree: &Tree, change: impl FnOnce(&Tree)) -> Result<(), String> {
 fn every_kind_of_change_between_pages_is_seen() {
     let outside = tempfile::tempdir().unwrap();
     let cases: Vec<(&str, Box<dyn Fn(&Tree)>)> = vec![
-        ("in-place write", Box::new(|t: &Tree| t.put("lib/b.txt", "needle B\n"))),
+        (
+            "in-place write",
+            Box::new(|t: &Tree| t.put("lib/b.txt", "needle B\n")),
+        ),
         (
             "attributes only",
             Box::new(|t: &Tree| t.chmod("lib/b.txt", 0o600)),
@@ -97,13 +103,23 @@ fn every_kind_of_change_between_pages_is_seen() {
     std::fs::hard_link(linked.join("lib/a.txt"), &link).unwrap();
     let result = after_change(&linked, |_| {
         use std::io::Write;
-        let mut file = std::fs::OpenOptions::new().append(true).open(&link).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&link)
+            .unwrap();
         file.write_all(b"more\n").unwrap();
     });
-    assert_eq!(result, Err(STALE.to_owned()), "write through an outside link");
+    assert_eq!(
+        result,
+        Err(STALE.to_owned()),
+        "write through an outside link"
+    );
     // Outside the scope, nothing is bound.
     let other = tree();
-    assert_eq!(after_change(&other, |t| t.put("top.txt", "other\n")), Ok(()));
+    assert_eq!(
+        after_change(&other, |t| t.put("top.txt", "other\n")),
+        Ok(())
+    );
 }
 
 #[test]
@@ -126,7 +142,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n
     }
 }
@@ -147,7 +166,14 @@ fn a_long_lived_server_answers_like_a_fresh_one() {
         let dir = dirs[rng.below(dirs.len() as u64) as usize];
         let name = format!("{dir}/f{}.txt", rng.below(4));
         match rng.below(6) {
-            0 | 1 => tree.put(&name, if rng.below(2) == 0 { "needle\n" } else { "hay\n" }),
+            0 | 1 => tree.put(
+                &name,
+                if rng.below(2) == 0 {
+                    "needle\n"
+                } else {
+                    "hay\n"
+                },
+            ),
             2 => {
                 let _ = std::fs::remove_file(tree.join(&name));
             }

@@ -559,10 +559,7 @@ mod tests {
         );
         // Asked for explicitly, a skipped directory is mapped; only what lies below is judged.
         let scope = RelPath::parse("vendor").unwrap();
-        let kept = mappable(
-            &scope,
-            &[entry("vendor/v.go"), entry("vendor/dist/x.js")],
-        );
+        let kept = mappable(&scope, &[entry("vendor/v.go"), entry("vendor/dist/x.js")]);
         assert_eq!(kept.len(), 1);
     }
 

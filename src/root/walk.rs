@@ -257,8 +257,7 @@ impl Root {
                         }
                         // A write through a link elsewhere names no directory watched here.
                         if stat.st_nlink > 1 {
-                            walk.vouched =
-                                walk.vouched && self.remembered.watch_entry(dir, &name);
+                            walk.vouched = walk.vouched && self.remembered.watch_entry(dir, &name);
                         }
                         walk.files.push(FileEntry {
                             path: child.as_str().to_owned(),
@@ -307,11 +306,8 @@ impl Root {
             ancestor = next;
         }
         let mut vouched_walk = vouched;
-        let entries = Arc::new(self.list_uncached(
-            prefix,
-            selected_directories,
-            &mut vouched_walk,
-        )?);
+        let entries =
+            Arc::new(self.list_uncached(prefix, selected_directories, &mut vouched_walk)?);
         self.remembered
             .offer(key, ticket, vouched_walk, Walked::List(entries.clone()));
         Ok(entries)
