@@ -38,6 +38,8 @@
 
 use std::io;
 
+use rayon::prelude::*;
+
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
@@ -120,11 +122,15 @@ impl Engine {
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut answer = Answer::new(budget, context);
         let mut too_long: Vec<&str> = Vec::new();
+        let named = |entry: &FileEntry| {
+            let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+            names.as_ref().is_none_or(|glob| glob.is_match(name))
+        };
+        let mut maybe = Prefilter::default();
         for (index, entry) in files.iter().enumerate() {
             // A call past its deadline fails whole rather than answering with what it saw.
             crate::root::check_deadline()?;
-            let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
-            if names.as_ref().is_some_and(|glob| !glob.is_match(name)) {
+            if !named(entry) || !maybe.may_match(self, &matcher, &files, index, &named) {
                 continue;
             }
             let Some(file) = self.open_searched(entry) else {
@@ -191,6 +197,83 @@ impl Engine {
                 .and_then(|path| self.root.open_for_read(&path).ok()),
             Err(_) => None,
         }
+    }
+}
+
+/// Files searched ahead, in parallel, for whether they hold a match at all.
+const PREFILTER_FILES: usize = 256;
+
+/// Which files ahead of the ordered scan could match: most files of a search usually do not,
+/// and finding that out runs on the worker pool, so the ordered scan (with its budgets and
+/// context) only visits files that may have something to show. A file the prefilter cannot
+/// read or judge counts as one that may match.
+#[derive(Default)]
+struct Prefilter {
+    /// First file index the verdicts cover.
+    from: usize,
+    verdicts: Vec<bool>,
+}
+
+impl Prefilter {
+    fn may_match(
+        &mut self,
+        engine: &Engine,
+        matcher: &RegexMatcher,
+        files: &[FileEntry],
+        index: usize,
+        named: &(impl Fn(&FileEntry) -> bool + Sync),
+    ) -> bool {
+        if index < self.from || index >= self.from + self.verdicts.len() {
+            self.from = index;
+            let ahead = &files[index..(index + PREFILTER_FILES).min(files.len())];
+            let judge = || -> Vec<bool> {
+                ahead
+                    .par_iter()
+                    .map_init(
+                        || {
+                            SearcherBuilder::new()
+                                .line_terminator(LineTerminator::crlf())
+                                .binary_detection(BinaryDetection::none())
+                                .heap_limit(Some(MAX_LINE_BUFFER))
+                                .build()
+                        },
+                        |searcher, entry| {
+                            named(entry)
+                                && engine
+                                    .open_searched(entry)
+                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
+                        },
+                    )
+                    .collect()
+            };
+            self.verdicts = match super::workers() {
+                Some(pool) => pool.install(judge),
+                None => judge(),
+            };
+        }
+        self.verdicts[index - self.from]
+    }
+}
+
+/// Whether `file` holds a matching line; `true` when the search fails (the ordered scan then
+/// decides what to report).
+fn holds_match<F: ReadAt + ?Sized>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    file: &F,
+) -> bool {
+    struct First(bool);
+    impl Sink for First {
+        type Error = io::Error;
+        fn matched(&mut self, _: &Searcher, _: &SinkMatch<'_>) -> io::Result<bool> {
+            self.0 = true;
+            Ok(false)
+        }
+    }
+    let mut first = First(false);
+    match searcher.search_reader(matcher, TextSource::new(file), &mut first) {
+        Ok(()) => first.0,
+        Err(_) => true,
     }
 }
 

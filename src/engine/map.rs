@@ -29,7 +29,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, mpsc};
+use std::sync::{Arc, mpsc};
 
 use super::glob::{ScopeKind, answer_budget};
 use super::page::escaped_len;
@@ -62,8 +62,6 @@ pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 pub const MAX_CACHED_FILES: usize = 20_000;
 /// Interned names beyond which the cache starts over (a bound on its memory).
 pub const MAX_INTERNED_NAMES: usize = 4 << 20;
-/// Threads parsing in parallel.
-const PARSE_THREADS: usize = 2;
 /// Rankings remembered (for different steering or trees).
 pub const KEPT_RANKINGS: usize = 4;
 /// Most source bytes read and not yet parsed: reading waits for parses beyond this.
@@ -204,19 +202,6 @@ impl TagCache {
     }
 }
 
-/// The pool parsing batches (`None` if it could not be built: parsing then runs inline).
-fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(PARSE_THREADS)
-            .thread_name(|i| format!("fsmcp-map-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
 impl Engine {
     /// A ranked skeleton of the code below `query.path`, within `query.max_chars` characters
     /// and the root's result limit.
@@ -327,7 +312,7 @@ fn parse_all(
             waiting: HashMap::new(),
             copies: Vec::new(),
         };
-        match pool() {
+        match super::workers() {
             Some(pool) => {
                 let cancelled = AtomicBool::new(false);
                 pool.in_place_scope(|scope| {
