@@ -51,8 +51,9 @@ fn main() -> ExitCode {
         let _ = writeln!(std::io::stdout().lock(), "{text}");
         return ExitCode::SUCCESS;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread multiplexes the protocol; tool work runs on the blocking pool, whose threads
+    // start only when a call needs one (so start-up spawns no thread before the first answer).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

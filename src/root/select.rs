@@ -166,13 +166,38 @@ fn build_set(patterns: &[String], case_insensitive: bool) -> RegexSet {
         .expect("escaped globs are always valid regexes")
 }
 
+/// Globs compiled into one regex set on first use: compiling (the case-insensitive built-in
+/// excludes above all) is most of a start-up, and answering `server/discover` matches nothing.
+#[derive(Debug, Clone)]
+struct LazySet {
+    patterns: Vec<String>,
+    case_insensitive: bool,
+    set: std::sync::OnceLock<RegexSet>,
+}
+
+impl LazySet {
+    fn new(patterns: Vec<String>, case_insensitive: bool) -> LazySet {
+        LazySet {
+            patterns,
+            case_insensitive,
+            set: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        self.set
+            .get_or_init(|| build_set(&self.patterns, self.case_insensitive))
+            .is_match(path)
+    }
+}
+
 /// Decides which paths a root serves. Built once per root; matching never re-parses a glob.
 #[derive(Debug, Clone)]
 pub struct Selector {
     includes: Vec<String>,
-    include_set: RegexSet,
-    exclude_set: RegexSet,
-    default_set: Option<RegexSet>,
+    include_set: LazySet,
+    exclude_set: LazySet,
+    default_set: Option<LazySet>,
 }
 
 impl Selector {
@@ -180,9 +205,9 @@ impl Selector {
     pub fn new(includes: &[String], excludes: &[String], default_excludes: bool) -> Selector {
         Selector {
             includes: includes.to_vec(),
-            include_set: build_set(includes, false),
-            exclude_set: build_set(excludes, false),
-            default_set: default_excludes.then(|| build_set(&self::default_excludes(), true)),
+            include_set: LazySet::new(includes.to_vec(), false),
+            exclude_set: LazySet::new(excludes.to_vec(), false),
+            default_set: default_excludes.then(|| LazySet::new(self::default_excludes(), true)),
         }
     }
 
@@ -219,9 +244,11 @@ impl Selector {
         let Some(defaults) = &self.default_set else {
             return Vec::new();
         };
+        // Only literal includes are judged, so a selector without one compiles nothing here.
         self.includes
             .iter()
-            .filter(|p| !p.contains('*') && !p.contains('?') && defaults.is_match(p))
+            .filter(|p| !p.contains('*') && !p.contains('?'))
+            .filter(|p| defaults.is_match(p))
             .map(String::as_str)
             .collect()
     }
