@@ -54,10 +54,13 @@ fn after_change(tree: &Tree, change: impl FnOnce(&Tree)) -> Result<(), String> {
     continued(&mut server, "search_text", &args, &cursor)
 }
 
+/// A change to a tree, by name.
+type Change = Box<dyn Fn(&Tree)>;
+
 #[test]
 fn every_kind_of_change_between_pages_is_seen() {
     let outside = tempfile::tempdir().unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&Tree)>)> = vec![
+    let cases: Vec<(&str, Change)> = vec![
         (
             "in-place write",
             Box::new(|t: &Tree| t.put("lib/b.txt", "needle B\n")),

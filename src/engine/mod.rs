@@ -89,6 +89,8 @@ pub struct Engine {
     listing_states: memo::Memo<String>,
     /// The paths `search_files` matched and their cursor state, per reused inventory.
     found: memo::Memo<Arc<find::Found>>,
+    /// The cursor state of `search_text` over a scope, per reused inventory.
+    scan_states: memo::Memo<String>,
 }
 
 impl Engine {
@@ -110,6 +112,7 @@ impl Engine {
             map_cache: Mutex::new(map::TagCache::default()),
             listing_states: memo::Memo::default(),
             found: memo::Memo::default(),
+            scan_states: memo::Memo::default(),
             fitter: Fitter {
                 max_result_bytes: limits.max_result_bytes,
                 envelope_bytes,

@@ -140,9 +140,12 @@ pub fn value_sizes(value: &Value) -> (u64, u64) {
         Value::String(s) => string_sizes(s),
         Value::Array(items) => {
             let commas = items.len().saturating_sub(1) as u64;
-            items.iter().map(value_sizes).fold((2 + commas, 2 + commas), |(r, e), (ir, ie)| {
-                (r + ir, e + ie)
-            })
+            items
+                .iter()
+                .map(value_sizes)
+                .fold((2 + commas, 2 + commas), |(r, e), (ir, ie)| {
+                    (r + ir, e + ie)
+                })
         }
         Value::Object(map) => {
             let separators = map.len() as u64 + map.len().saturating_sub(1) as u64;

@@ -10,6 +10,9 @@ use super::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names, r
 use super::remember::{Key, Walked};
 use super::{Identity, RelPath, Root, RootError, compare_utf16};
 
+/// What [`Root::tree`] finds: the served files and the directories entered, in tree order.
+pub type TreeWalk = (Arc<Vec<FileEntry>>, Arc<Vec<String>>);
+
 /// One served regular file found by a walk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileEntry {
@@ -155,10 +158,7 @@ impl Root {
     /// Like [`Root::inventory`], and also every directory strictly beneath `scope` that the
     /// walk entered (not excluded, not a link), both in tree order: each level's names sorted,
     /// a directory's contents right after it.
-    pub fn tree(
-        &self,
-        scope: &RelPath,
-    ) -> Result<(Arc<Vec<FileEntry>>, Arc<Vec<String>>), RootError> {
+    pub fn tree(&self, scope: &RelPath) -> Result<TreeWalk, RootError> {
         let key = Key::Tree(scope.as_str().to_owned());
         let ticket = match self.remembered.get(&key) {
             Ok(Walked::Tree(files, directories)) => return Ok((files, directories)),

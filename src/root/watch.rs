@@ -100,6 +100,8 @@ impl Watcher {
             return false;
         }
         let dir = dir.as_fd();
+        // `f_type`'s integer type differs between platforms.
+        #[allow(clippy::unnecessary_cast)]
         let local = rustix::fs::fstatfs(dir)
             .is_ok_and(|fs| LOCAL_FILESYSTEMS.contains(&(fs.f_type as i64)));
         if !local {
