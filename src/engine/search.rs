@@ -5,9 +5,6 @@
 //! when every file is done; an empty page with a cursor is a progress page. A file whose
 //! opening 8 KiB hold a line with both a NUL and invalid UTF-8 is skipped as binary.
 
-use std::cell::OnceCell;
-
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde_json::{Value, json};
 
 use super::cursor::{scope_of, state_of};
@@ -128,56 +125,12 @@ enum FileScan {
     Stopped,
 }
 
-/// The terms' automata for scanning whole reads (the same literals and folding as [`Terms`]).
-struct Matchers {
-    /// Leftmost-first: finds the first line that holds a term.
-    first: AhoCorasick,
-    /// Standard semantics (the occurrence that ends first), built on first use: in which scan
-    /// block a matched line that spans several blocks first matched.
-    earliest: OnceCell<AhoCorasick>,
-    patterns: Vec<String>,
-    case_insensitive: bool,
+/// One page's scan state.
+struct Scan<'a> {
+    terms: &'a Terms,
     /// The longest term's length minus one: how many bytes of a line a read carries over so a
     /// term that straddles two reads is found.
     keep: usize,
-}
-
-impl Matchers {
-    fn new(terms: &Terms) -> Matchers {
-        let (patterns, folding) = terms.scope_fields();
-        let patterns: Vec<String> =
-            serde_json::from_value(patterns).expect("terms are a list of strings");
-        let case_insensitive = folding.as_bool().expect("case folding is a boolean");
-        Matchers {
-            first: Self::build(&patterns, case_insensitive, MatchKind::LeftmostFirst),
-            earliest: OnceCell::new(),
-            keep: terms.longest().saturating_sub(1),
-            patterns,
-            case_insensitive,
-        }
-    }
-
-    fn build(patterns: &[String], case_insensitive: bool, kind: MatchKind) -> AhoCorasick {
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(case_insensitive)
-            .match_kind(kind)
-            .build(patterns)
-            .expect("at most 16 short literals always compile")
-    }
-
-    /// The end of the occurrence that ends first in `haystack`, which holds one.
-    fn first_end(&self, haystack: &[u8]) -> usize {
-        self.earliest
-            .get_or_init(|| Self::build(&self.patterns, self.case_insensitive, MatchKind::Standard))
-            .find(haystack)
-            .expect("the haystack holds an occurrence")
-            .end()
-    }
-}
-
-/// One page's scan state.
-struct Scan<'a> {
-    matchers: &'a Matchers,
     files: &'a [FileEntry],
     limit: u64,
     budget: u64,
@@ -188,15 +141,17 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn new(matchers: &'a Matchers, files: &'a [FileEntry], limit: u64, budget: u64) -> Scan<'a> {
+    fn new(terms: &'a Terms, files: &'a [FileEntry], limit: u64, budget: u64) -> Scan<'a> {
+        let keep = terms.longest().saturating_sub(1);
         Scan {
-            matchers,
+            terms,
+            keep,
             files,
             limit,
             budget,
             scanned: 0,
             items: Vec::new(),
-            buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + matchers.keep],
+            buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + keep],
         }
     }
 }
@@ -244,8 +199,7 @@ impl Engine {
                 p
             }
         };
-        let matchers = Matchers::new(terms);
-        let mut scan = Scan::new(&matchers, &files, limit, self.root.limits().max_scan_bytes);
+        let mut scan = Scan::new(terms, &files, limit, self.root.limits().max_scan_bytes);
         let end = self.scan(&mut scan, start)?;
         self.fitter.fit(
             scan.items,
@@ -353,8 +307,8 @@ impl Engine {
         sniffed: usize,
     ) -> Result<FileScan, EngineError> {
         let size = file.size();
-        let matchers = scan.matchers;
-        let keep = matchers.keep;
+        let terms = scan.terms;
+        let keep = scan.keep;
         let grid = pos.offset;
         // The end of the scan block holding byte `at`, within a read ending at `end`.
         let block_end = |at: u64, end: u64| {
@@ -407,14 +361,14 @@ impl Engine {
                 }
                 // The current line's bytes in `hay` start here (the carry, at the first line).
                 let from = if at == carry { 0 } else { at };
-                let Some(found) = matchers.first.find(&hay[from..]) else {
+                let Some(found) = terms.find(&hay[from..]) else {
                     if let Some((lines, after)) = newlines(&hay[at..]) {
                         pos.line += lines;
                         pos.line_start = origin + (at + after) as u64;
                     }
                     break;
                 };
-                let (start, stop) = (from + found.start(), from + found.end());
+                let (start, stop) = (from + found.start, from + found.end);
                 if start > at
                     && let Some((lines, after)) = newlines(&hay[at..start])
                 {
@@ -431,7 +385,10 @@ impl Engine {
                 {
                     stop
                 } else {
-                    line_from + matchers.first_end(&hay[line_from..stop])
+                    line_from
+                        + terms
+                            .first_end(&hay[line_from..stop])
+                            .expect("the line holds an occurrence")
                 };
                 let matched_until = block_end(origin + first_end as u64 - 1, end);
                 let resume = match newline {
@@ -759,8 +716,7 @@ mod tests {
         budget: u64,
         start: Position,
     ) -> Outcome {
-        let matchers = Matchers::new(terms);
-        let mut scan = Scan::new(&matchers, files, limit, budget);
+        let mut scan = Scan::new(terms, files, limit, budget);
         let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((

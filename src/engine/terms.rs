@@ -16,7 +16,18 @@ pub const MAX_TERM_BYTES: usize = 256;
 pub struct Terms {
     terms: Vec<String>,
     case_insensitive: bool,
+    /// Leftmost-first: finds the first place any term occurs.
     matcher: AhoCorasick,
+    /// Standard semantics (the occurrence that ends first), built on first use.
+    earliest: std::sync::OnceLock<AhoCorasick>,
+}
+
+fn automaton(terms: &[String], case_insensitive: bool, kind: MatchKind) -> AhoCorasick {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(case_insensitive)
+        .match_kind(kind)
+        .build(terms)
+        .expect("at most 16 short literals always compile")
 }
 
 /// Validates `query`/`any_of`/`case_insensitive` as the tools receive them (JSON values).
@@ -57,15 +68,12 @@ pub fn parse_terms(
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(EngineError::CaseInsensitiveInvalid),
     };
-    let matcher = AhoCorasickBuilder::new()
-        .ascii_case_insensitive(case_insensitive)
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(&terms)
-        .expect("at most 16 short literals always compile");
+    let matcher = automaton(&terms, case_insensitive, MatchKind::LeftmostFirst);
     Ok(Terms {
         terms,
         case_insensitive,
         matcher,
+        earliest: std::sync::OnceLock::new(),
     })
 }
 
@@ -73,6 +81,20 @@ impl Terms {
     /// Whether `haystack` contains any term.
     pub fn is_match(&self, haystack: &[u8]) -> bool {
         self.matcher.is_match(haystack)
+    }
+
+    /// The leftmost occurrence of any term in `haystack`, as a byte range.
+    pub fn find(&self, haystack: &[u8]) -> Option<std::ops::Range<usize>> {
+        self.matcher.find(haystack).map(|m| m.range())
+    }
+
+    /// Where the occurrence that ends first in `haystack` ends (which may be after the
+    /// leftmost one starts); `None` when no term occurs.
+    pub fn first_end(&self, haystack: &[u8]) -> Option<usize> {
+        self.earliest
+            .get_or_init(|| automaton(&self.terms, self.case_insensitive, MatchKind::Standard))
+            .find(haystack)
+            .map(|m| m.end())
     }
 
     /// Length in bytes of the longest term.
