@@ -110,15 +110,7 @@ impl Engine {
         let (files, _) = self.root().tree(&scope)?;
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
-        let mut searcher = SearcherBuilder::new()
-            .line_terminator(LineTerminator::crlf())
-            .line_number(true)
-            .before_context(context)
-            .after_context(context)
-            .bom_sniffing(false)
-            .binary_detection(BinaryDetection::none())
-            .heap_limit(Some(MAX_LINE_BUFFER))
-            .build();
+        let mut searcher = searcher(context);
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut answer = Answer::new(budget, context);
         let mut too_long: Vec<&str> = Vec::new();
@@ -200,6 +192,20 @@ impl Engine {
     }
 }
 
+/// The one searcher configuration of every grep pass (the prefilter asks for no context): raw
+/// bytes, no BOM transcoding, lines ended by `\n` or `\r\n`, a line's buffer bounded.
+fn searcher(context: usize) -> Searcher {
+    SearcherBuilder::new()
+        .line_terminator(LineTerminator::crlf())
+        .line_number(true)
+        .before_context(context)
+        .after_context(context)
+        .bom_sniffing(false)
+        .binary_detection(BinaryDetection::none())
+        .heap_limit(Some(MAX_LINE_BUFFER))
+        .build()
+}
+
 /// Files searched ahead, in parallel, for whether they hold a match at all.
 const PREFILTER_FILES: usize = 256;
 
@@ -230,13 +236,7 @@ impl Prefilter {
                 ahead
                     .par_iter()
                     .map_init(
-                        || {
-                            SearcherBuilder::new()
-                                .line_terminator(LineTerminator::crlf())
-                                .binary_detection(BinaryDetection::none())
-                                .heap_limit(Some(MAX_LINE_BUFFER))
-                                .build()
-                        },
+                        || searcher(0),
                         |searcher, entry| {
                             named(entry)
                                 && engine
@@ -710,16 +710,6 @@ mod tests {
             bytes: u64::MAX,
             per_line: LINE_OVERHEAD,
         }
-    }
-
-    fn searcher(context: usize) -> Searcher {
-        SearcherBuilder::new()
-            .line_terminator(LineTerminator::crlf())
-            .before_context(context)
-            .after_context(context)
-            .bom_sniffing(false)
-            .heap_limit(Some(MAX_LINE_BUFFER))
-            .build()
     }
 
     /// The formatted answer for one in-memory file named `f`.
