@@ -293,17 +293,24 @@ impl Root {
             Err(ticket) => ticket,
         };
         // The directories leading to the prefix: renaming or replacing one changes the listing.
+        // Each is opened from its parent, once, without following a link.
         let mut vouched = self.remembered.watch_directory(&self.dir);
-        let mut ancestor = RelPath::root();
+        let mut parent = None;
         for segment in prefix.as_str().split('/').filter(|s| !s.is_empty()) {
-            let Some(next) = RelPath::from_walk(ancestor.join(segment)) else {
-                vouched = false;
-                break;
+            let opened = match &parent {
+                None => open_dir_at(&self.dir, segment),
+                Some(dir) => open_dir_at(dir, segment),
             };
-            vouched = vouched
-                && open_dir_chain(&self.dir, &next)
-                    .is_some_and(|dir| self.remembered.watch_directory(&dir));
-            ancestor = next;
+            match opened {
+                Ok(dir) if vouched => {
+                    vouched = self.remembered.watch_directory(&dir);
+                    parent = Some(dir);
+                }
+                _ => {
+                    vouched = false;
+                    break;
+                }
+            }
         }
         let mut vouched_walk = vouched;
         let entries =
