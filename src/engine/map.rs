@@ -554,6 +554,14 @@ mod tests {
         Engine::new(root, None, 0)
     }
 
+    /// A map of the whole tree with the default budget.
+    const WHOLE_TREE: MapQuery<'static> = MapQuery {
+        path: ".",
+        query: None,
+        focus: None,
+        max_chars: 8192,
+    };
+
     #[test]
     fn unchanged_files_are_parsed_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -564,12 +572,7 @@ mod tests {
         write("notes.txt", b"not code\n");
         write("blob.py", b"def \xff(x):\n");
         let engine = engine(dir.path());
-        let query = MapQuery {
-            path: ".",
-            query: None,
-            focus: None,
-            max_chars: 8192,
-        };
+        let query = WHOLE_TREE;
         let first = engine.map(&query).unwrap().text;
         assert!(first.starts_with("hub.py:\n"), "{first}");
         assert_eq!(
@@ -603,12 +606,7 @@ mod tests {
         write("b.py", source);
         write("c.rs", source); // same bytes, another language: parsed on its own
         let engine = engine(dir.path());
-        let query = MapQuery {
-            path: ".",
-            query: None,
-            focus: None,
-            max_chars: 8192,
-        };
+        let query = WHOLE_TREE;
         let text = engine.map(&query).unwrap().text;
         assert_eq!(engine.map_parses(), 2, "{text}");
         assert!(text.contains("a.py:") && text.contains("b.py:"), "{text}");
