@@ -23,20 +23,6 @@ fn deterministic(tree: &Tree, extra: &[&str]) -> Server {
     Server::start_with_env(tree.path(), &args, &[(KEY_VAR, TEST_KEY)])
 }
 
-fn next_cursor(server: &mut Server, tool: &str, args: Value) -> String {
-    let page = server.call(tool, args.clone());
-    page["next_cursor"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{tool} {args} gave no cursor: {page}"))
-        .to_owned()
-}
-
-fn with_cursor(args: &Value, cursor: &str) -> Value {
-    let mut args = args.clone();
-    args["cursor"] = json!(cursor);
-    args
-}
-
 // ---- format and test vectors ----------------------------------------------------------------
 
 #[test]

@@ -13,18 +13,8 @@ use support::*;
 const STALE: &str =
     "the filesystem changed since this cursor was issued; start the traversal again";
 
-fn first_cursor(server: &mut Server, tool: &str, args: &Value) -> String {
-    let page = server.call(tool, args.clone());
-    page["next_cursor"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{tool} {args} gave no cursor: {page}"))
-        .to_owned()
-}
-
 fn continued(server: &mut Server, tool: &str, args: &Value, cursor: &str) -> Result<(), String> {
-    let mut args = args.clone();
-    args["cursor"] = json!(cursor);
-    let result = server.call_result(tool, args);
+    let result = server.call_result(tool, with_cursor(args, cursor));
     if result.get("isError") == Some(&json!(true)) {
         Err(result["content"][0]["text"]
             .as_str()
@@ -48,8 +38,8 @@ fn after_change(tree: &Tree, change: impl FnOnce(&Tree)) -> Result<(), String> {
     let mut server = Server::serving(tree);
     let args = json!({"query": "needle", "path": "lib", "limit": 1});
     // Twice: the second walk is a reused one, so the change must invalidate it.
-    first_cursor(&mut server, "search_text", &args);
-    let cursor = first_cursor(&mut server, "search_text", &args);
+    next_cursor(&mut server, "search_text", args.clone());
+    let cursor = next_cursor(&mut server, "search_text", args.clone());
     change(tree);
     continued(&mut server, "search_text", &args, &cursor)
 }

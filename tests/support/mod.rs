@@ -61,6 +61,22 @@ pub const READ_TOOLS: [&str; 4] = [
 // Tree: a root in a temporary directory
 // ---------------------------------------------------------------------------------------------
 
+/// The cursor of the first page `tool` answers `args` with; fails when there is none.
+pub fn next_cursor(server: &mut Server, tool: &str, args: Value) -> String {
+    let page = server.call(tool, args.clone());
+    page["next_cursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tool} {args} gave no cursor: {page}"))
+        .to_owned()
+}
+
+/// `args` resuming at `cursor`.
+pub fn with_cursor(args: &Value, cursor: &str) -> Value {
+    let mut args = args.clone();
+    args["cursor"] = json!(cursor);
+    args
+}
+
 /// A root directory built for one test; removed when dropped.
 pub struct Tree {
     dir: tempfile::TempDir,
