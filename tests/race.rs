@@ -28,8 +28,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+use support::attack::call_line;
 use support::fs::fs_text;
-use support::race::{state_diff, temp_files, tool_line, tree_state};
+use support::race::{state_diff, temp_files, tree_state};
 use support::*;
 
 /// Text in every outside file and in one outside name; no request ever contains it.
@@ -558,7 +559,7 @@ fn hammer(server: &mut Server, layout: &Layout, attack: Attack, until: Instant) 
         let mut pending = BTreeMap::new();
         for (tool, args) in burst(attack, tally.bursts) {
             id += 1;
-            server.send_line(&tool_line(id, tool, &args));
+            server.send_line(&call_line(&json!(id), tool, &args));
             pending.insert(id, (tool, args));
         }
         while !pending.is_empty() {

@@ -7,12 +7,11 @@
 //! frames one `tools/call` request with a caller-chosen id, so a test can pipeline many calls
 //! without waiting for each. [`temp_files`] lists fsmcp's leftover temp files on disk.
 
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::{modern_meta, sha256_hex};
+use super::sha256_hex;
 
 /// splitmix64: small, fast and the same everywhere.
 pub struct Rng(u64);
@@ -106,17 +105,6 @@ pub fn state_diff(
         }
     }
     diff
-}
-
-/// One `tools/call` request in the modern envelope, framed as a line (no newline) with `id`.
-pub fn tool_line(id: u64, tool: &str, args: &Value) -> String {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": args, "_meta": modern_meta()}
-    })
-    .to_string()
 }
 
 /// Whether a name is one of fsmcp's temp files (`.fsmcp-<hex>.tmp`).
