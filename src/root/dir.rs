@@ -4,8 +4,9 @@
 use std::ffi::CStr;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
 
 use super::relpath::RelPath;
@@ -21,6 +22,8 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 /// Opens the configured root: lexically absolute against the working directory, the final
 /// component never a symbolic link.
 pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, ConfigError> {
+    #[cfg(debug_assertions)]
+    take_user_space_steps_if_asked();
     let absolute = absolutize(path);
     let stat = match rustix::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => stat,
@@ -72,16 +75,74 @@ pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
     rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())
 }
 
-/// Steps from the root through every segment of `path`, each a real directory (never a link).
+/// Opens the directory `path` below the root, every segment a real directory (never a link).
 /// `None` when a segment is missing, a link, or not a directory. Callers that follow links
 /// resolve the path first.
+///
+/// One `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` does it in the kernel: no link is
+/// followed at any component, and the kernel refuses a result that is not below the root when
+/// the walk ends, which also defeats a directory renamed out of the root mid-walk. Kernels
+/// without `openat2` (before 5.6, or a seccomp filter refusing it) get the same steps from
+/// user space: one no-follow `openat` per segment, each holding the descriptor of the last.
 pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd> {
+    let target = if path.is_root() { "." } else { path.as_str() };
+    match open_beneath(&root, target, DIR_FLAGS) {
+        Beneath::Opened(fd) => return Some(fd),
+        Beneath::Refused => return None,
+        Beneath::Unsupported => {}
+    }
     let mut current = reopen(&root).ok()?;
     for segment in path.segments() {
         current = open_dir_at(&current, segment).ok()?;
     }
     Some(current)
 }
+
+/// What [`open_beneath`] did.
+pub(crate) enum Beneath {
+    /// Opened below the root, through no link.
+    Opened(OwnedFd),
+    /// Missing, a link at some component, not below the root, or not openable.
+    Refused,
+    /// This kernel has no `openat2`: take the user-space steps instead.
+    Unsupported,
+}
+
+/// `openat2(root, path, flags)` confined below `root`, following no link at any component.
+pub(crate) fn open_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneath {
+    if !HAS_OPENAT2.load(Ordering::Relaxed) {
+        return Beneath::Unsupported;
+    }
+    loop {
+        match rustix::fs::openat2(&root, path, flags, Mode::empty(), BENEATH) {
+            Ok(fd) => return Beneath::Opened(fd),
+            // The kernel saw a rename race it could not rule out: look again.
+            Err(Errno::AGAIN | Errno::INTR) => continue,
+            Err(Errno::NOSYS | Errno::PERM | Errno::INVAL | Errno::TOOBIG) => {
+                HAS_OPENAT2.store(false, Ordering::Relaxed);
+                return Beneath::Unsupported;
+            }
+            Err(_) => return Beneath::Refused,
+        }
+    }
+}
+
+/// Cleared the first time the kernel refuses `openat2` itself (not a path it was given).
+static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
+
+/// Debug builds only: `FSMCP_TEST_NO_OPENAT2=1` takes the user-space steps from the start, so
+/// the suites that attack confinement can prove them on a kernel that has `openat2`.
+#[cfg(debug_assertions)]
+fn take_user_space_steps_if_asked() {
+    if std::env::var_os("FSMCP_TEST_NO_OPENAT2").is_some_and(|v| v == "1") {
+        HAS_OPENAT2.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Resolution confined below the starting descriptor, never through a link.
+const BENEATH: ResolveFlags = ResolveFlags::BENEATH
+    .union(ResolveFlags::NO_SYMLINKS)
+    .union(ResolveFlags::NO_MAGICLINKS);
 
 /// `lstat` of `name` inside `dir`; any failure reads as "absent".
 pub(crate) fn lstat_at(dir: impl AsFd, name: &str) -> Option<Stat> {

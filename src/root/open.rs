@@ -5,7 +5,7 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::fs::{FileType, Mode, OFlags};
 
-use super::dir::{file_type, is_temp_name, lstat_at, open_dir_chain};
+use super::dir::{Beneath, file_type, is_temp_name, lstat_at, open_beneath, open_dir_chain};
 use super::{FileEntry, Identity, RelPath, Root, RootError};
 
 /// A regular file opened for reading, with the identity observed when it was opened.
@@ -125,11 +125,17 @@ impl Root {
         let path = self
             .resolve(&path, true)
             .map_err(|_| RootError::NotReadable)?;
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(RootError::NotReadable);
+        let file = match open_beneath(&self.dir, path.as_str(), READ_FLAGS) {
+            Beneath::Opened(fd) => opened_regular(fd)?,
+            Beneath::Refused => return Err(RootError::NotReadable),
+            Beneath::Unsupported => {
+                let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                    return Err(RootError::NotReadable);
+                };
+                let dir = open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?;
+                open_regular(&dir, name)?
+            }
         };
-        let dir = open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?;
-        let file = open_regular(&dir, name)?;
         if file.identity != entry.identity {
             return Err(RootError::Changed);
         }
@@ -161,4 +167,16 @@ pub(crate) fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile
         }
     }
     Err(RootError::NotReadable)
+}
+
+/// The regular file behind a descriptor just opened, or [`RootError::NotReadable`].
+fn opened_regular(fd: OwnedFd) -> Result<ReadFile, RootError> {
+    let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
+    if file_type(&stat) != FileType::RegularFile {
+        return Err(RootError::NotReadable);
+    }
+    Ok(ReadFile {
+        fd,
+        identity: Identity::of(&stat),
+    })
 }
