@@ -19,6 +19,7 @@ pub mod map;
 pub mod root;
 pub mod server;
 pub mod tools;
+mod workers;
 
 /// The server's name as announced in `server/discover` and `initialize`.
 pub const SERVER_NAME: &str = "fsmcp";

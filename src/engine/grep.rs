@@ -246,7 +246,7 @@ impl Prefilter {
                     )
                     .collect()
             };
-            self.verdicts = match super::workers() {
+            self.verdicts = match crate::workers::pool() {
                 Some(pool) => pool.install(judge),
                 None => judge(),
             };

@@ -312,7 +312,7 @@ fn parse_all(
             waiting: HashMap::new(),
             copies: Vec::new(),
         };
-        match super::workers() {
+        match crate::workers::pool() {
             Some(pool) => {
                 let cancelled = AtomicBool::new(false);
                 pool.in_place_scope(|scope| {

@@ -52,24 +52,6 @@ const REVISION_MEMO_ENTRIES: usize = 8192;
 /// Most items one list or search page may hold.
 pub const MAX_PAGE_ITEMS: u64 = 200;
 
-/// Threads of the worker pool that parses (`map`) and prefilters (`grep`) in parallel: the
-/// machines fsmcp targets have two cores.
-const WORKER_THREADS: usize = 2;
-
-/// The process-wide worker pool, built on first use (`None` if it could not be built: the
-/// work then runs on the calling thread).
-fn workers() -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(WORKER_THREADS)
-            .thread_name(|i| format!("fsmcp-worker-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
 /// One root with its cursor codec and caches.
 #[derive(Debug)]
 pub struct Engine {

@@ -13,10 +13,7 @@ thread_local! {
 
 /// Runs `work` on this thread with a deadline `limit` from now, restoring the previous one.
 pub fn with_deadline<T>(limit: Duration, work: impl FnOnce() -> T) -> T {
-    let previous = DEADLINE.with(|d| d.replace(Instant::now().checked_add(limit)));
-    let result = work();
-    DEADLINE.with(|d| d.set(previous));
-    result
+    with_deadline_at(Instant::now().checked_add(limit), work)
 }
 
 /// Fails once this thread's deadline has passed.
@@ -25,4 +22,18 @@ pub fn check() -> Result<(), RootError> {
         Some(deadline) if Instant::now() > deadline => Err(RootError::Deadline),
         _ => Ok(()),
     }
+}
+
+/// This thread's deadline, to carry to another thread with [`with_deadline_at`].
+pub fn current() -> Option<Instant> {
+    DEADLINE.with(Cell::get)
+}
+
+/// Runs `work` on this thread under the deadline `at` (none when `None`), restoring the
+/// previous one.
+pub fn with_deadline_at<T>(at: Option<Instant>, work: impl FnOnce() -> T) -> T {
+    let previous = DEADLINE.with(|d| d.replace(at));
+    let result = work();
+    DEADLINE.with(|d| d.set(previous));
+    result
 }

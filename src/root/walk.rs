@@ -3,12 +3,20 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
 
 use rustix::fs::FileType;
 
 use super::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names, reopen};
 use super::remember::{Key, Walked};
 use super::{Identity, RelPath, Root, RootError, compare_utf16};
+
+/// Levels whose subdirectories a walk hands to the worker pool; deeper ones are walked in order
+/// on the thread that reached them, so a deep tree costs stack like a sequential walk does.
+const PARALLEL_DEPTH: u64 = 12;
 
 /// What [`Root::tree`] finds: the served files and the directories entered, in tree order.
 pub type TreeWalk = (Arc<Vec<FileEntry>>, Arc<Vec<String>>);
@@ -52,16 +60,34 @@ pub struct ListEntry {
     pub path: String,
 }
 
-/// What one recursive walk collects, and within which scope.
-struct Walk<'a, 'b> {
+/// What one recursive walk shares among its threads.
+struct Walk<'a> {
     scope: &'a RelPath,
-    budget: &'a mut Budget<'b>,
-    files: &'a mut Vec<FileEntry>,
-    directories: Option<&'a mut Vec<String>>,
-    /// (device, inode) of the directories on the current descent, against link cycles.
-    ancestors: Vec<(u64, u64)>,
+    budget: Budget<'a>,
+    /// Whether the directories entered are collected too ([`Root::tree`]).
+    with_directories: bool,
+    /// Subdirectories are walked on the worker pool; otherwise in order on this thread.
+    parallel: bool,
+    /// Set by the first failure, so the other threads stop early.
+    failed: AtomicBool,
     /// Every directory read so far was watched (see [`super::remember`]).
-    vouched: bool,
+    vouched: AtomicBool,
+    /// The calling thread's deadline, carried to the pool's threads.
+    deadline: Option<Instant>,
+}
+
+/// What a walk of one subtree found.
+#[derive(Default)]
+struct Found {
+    files: Vec<FileEntry>,
+    directories: Vec<String>,
+}
+
+impl Found {
+    fn append(&mut self, mut other: Found) {
+        self.files.append(&mut other.files);
+        self.directories.append(&mut other.directories);
+    }
 }
 
 /// An entry as a walk sees it: its own `lstat`, or, for a followed link, the `lstat` of the
@@ -90,40 +116,40 @@ pub fn compare_tree_order(a: &str, b: &str) -> std::cmp::Ordering {
         .unwrap_or_else(|| a.split('/').count().cmp(&b.split('/').count()))
 }
 
-/// Counters charged against the root's limits during one traversal.
+/// Counters charged against the root's limits during one traversal; shared by the threads of
+/// a parallel walk.
 struct Budget<'a> {
     root: &'a Root,
-    directories: u64,
-    entries: u64,
+    directories: AtomicU64,
+    entries: AtomicU64,
+    files: AtomicU64,
 }
 
 impl<'a> Budget<'a> {
     fn new(root: &'a Root) -> Self {
         Budget {
             root,
-            directories: 0,
-            entries: 0,
+            directories: AtomicU64::new(0),
+            entries: AtomicU64::new(0),
+            files: AtomicU64::new(0),
         }
     }
 
-    fn enter(&mut self, depth: u64) -> Result<(), RootError> {
+    fn enter(&self, depth: u64) -> Result<(), RootError> {
         if depth > self.root.limits.max_depth {
             return Err(RootError::DepthLimit);
         }
-        self.directories += 1;
-        if self.directories > self.root.limits.max_directories {
+        if self.directories.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_directories {
             return Err(RootError::DirectoryLimit);
         }
         Ok(())
     }
 
-    fn read(&mut self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
+    fn read(&self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
         super::deadline::check()?;
         let max = self.root.limits.max_entries;
-        let entries = &mut self.entries;
         let mut names = read_names(dir, || {
-            *entries += 1;
-            if *entries > max {
+            if self.entries.fetch_add(1, Ordering::Relaxed) >= max {
                 Err(RootError::EntryLimit)
             } else {
                 Ok(())
@@ -131,6 +157,14 @@ impl<'a> Budget<'a> {
         })?;
         names.sort_by(|a, b| compare_utf16(a, b));
         Ok(names)
+    }
+
+    /// Charges one more served file.
+    fn file(&self) -> Result<(), RootError> {
+        if self.files.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_files {
+            return Err(RootError::FileLimit);
+        }
+        Ok(())
     }
 }
 
@@ -146,8 +180,7 @@ impl Root {
             Ok(_) => unreachable_walk(),
             Err(ticket) => ticket,
         };
-        let mut files = Vec::new();
-        let vouched = self.walk_scope(scope, &mut files, None)?;
+        let (Found { mut files, .. }, vouched) = self.walk_scope(scope, false)?;
         files.sort_by(|a, b| compare_utf16(&a.path, &b.path));
         let files = Arc::new(files);
         self.remembered
@@ -165,9 +198,13 @@ impl Root {
             Ok(_) => unreachable_walk(),
             Err(ticket) => ticket,
         };
-        let mut files = Vec::new();
-        let mut directories = Vec::new();
-        let vouched = self.walk_scope(scope, &mut files, Some(&mut directories))?;
+        let (
+            Found {
+                mut files,
+                mut directories,
+            },
+            vouched,
+        ) = self.walk_scope(scope, true)?;
         files.sort_by(|a, b| compare_tree_order(&a.path, &b.path));
         directories.sort_by(|a, b| compare_tree_order(a, b));
         let (files, directories) = (Arc::new(files), Arc::new(directories));
@@ -180,25 +217,34 @@ impl Root {
         Ok((files, directories))
     }
 
-    /// Walks `scope`; `Ok(true)` when every directory read was watched throughout.
+    /// Walks `scope` (in no particular order: callers sort), collecting the directories
+    /// entered when `with_directories`; the flag is `true` when every directory read was
+    /// watched throughout. Subdirectories are walked in parallel on the worker pool; when that
+    /// walk fails, the walk is repeated in order on this thread so that which limit is
+    /// reported never depends on scheduling.
     fn walk_scope(
         &self,
         scope: &RelPath,
-        files: &mut Vec<FileEntry>,
-        directories: Option<&mut Vec<String>>,
-    ) -> Result<bool, RootError> {
-        let mut budget = Budget::new(self);
-        let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
-        let mut walk = Walk {
-            scope,
-            budget: &mut budget,
-            files,
-            directories,
-            ancestors: Vec::new(),
-            vouched: true,
+        with_directories: bool,
+    ) -> Result<(Found, bool), RootError> {
+        let run = |parallel: bool| {
+            let walk = Walk {
+                scope,
+                budget: Budget::new(self),
+                with_directories,
+                parallel,
+                failed: AtomicBool::new(false),
+                vouched: AtomicBool::new(true),
+                deadline: super::deadline::current(),
+            };
+            let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
+            let found = self.walk(&dir, &RelPath::root(), 0, &[], &walk)?;
+            Ok((found, walk.vouched.load(Ordering::Relaxed)))
         };
-        self.walk(&dir, &RelPath::root(), 0, &mut walk)?;
-        Ok(walk.vouched)
+        match crate::workers::pool() {
+            Some(pool) => pool.install(|| run(true)).or_else(|_| run(false)),
+            None => run(false),
+        }
     }
 
     fn walk(
@@ -206,12 +252,37 @@ impl Root {
         dir: &OwnedFd,
         path: &RelPath,
         depth: u64,
-        walk: &mut Walk<'_, '_>,
-    ) -> Result<(), RootError> {
+        ancestors: &[(u64, u64)],
+        walk: &Walk<'_>,
+    ) -> Result<Found, RootError> {
+        if walk.failed.load(Ordering::Relaxed) {
+            return Err(RootError::NotServed); // another thread's failure is the one reported
+        }
+        let found = self.walk_directory(dir, path, depth, ancestors, walk);
+        if found.is_err() {
+            walk.failed.store(true, Ordering::Relaxed);
+        }
+        found
+    }
+
+    fn walk_directory(
+        &self,
+        dir: &OwnedFd,
+        path: &RelPath,
+        depth: u64,
+        ancestors: &[(u64, u64)],
+        walk: &Walk<'_>,
+    ) -> Result<Found, RootError> {
         walk.budget.enter(depth)?;
         // Watched before it is read: a change after the read raises an event.
-        walk.vouched = walk.vouched && self.remembered.watch_directory(dir);
+        if !self.remembered.watch_directory(dir) {
+            walk.vouched.store(false, Ordering::Relaxed);
+        }
         let scope = walk.scope;
+        let mut found = Found::default();
+        // Subdirectories left for the pool: opened there, so no level holds a descriptor per
+        // subdirectory at once.
+        let mut deferred = Vec::new();
         for name in walk.budget.read(dir)? {
             let Some(child) = RelPath::from_walk(path.join(&name)) else {
                 continue;
@@ -227,22 +298,15 @@ impl Root {
                 FileType::Directory
                     if scope.contains(child.as_str()) || scope.is_below(child.as_str()) =>
                 {
-                    let key = dir_key(&stat);
-                    if walk.ancestors.contains(&key) {
+                    if ancestors.contains(&dir_key(&stat)) {
                         continue; // a followed link back into its own ancestry
                     }
-                    // A directory swapped for a link after the lstat fails to open here.
-                    if let Some(sub) = self.open_seen(dir, &name, &seen) {
-                        if scope.contains(child.as_str())
-                            && child != *scope
-                            && let Some(directories) = walk.directories.as_deref_mut()
-                        {
-                            directories.push(child.as_str().to_owned());
-                        }
-                        walk.ancestors.push(key);
-                        let walked = self.walk(&sub, &child, depth + 1, walk);
-                        walk.ancestors.pop();
-                        walked?;
+                    if walk.parallel && depth < PARALLEL_DEPTH {
+                        deferred.push((name, child, seen));
+                    } else {
+                        found.append(
+                            self.walk_into(dir, &name, &child, &seen, depth, ancestors, walk)?,
+                        );
                     }
                 }
                 FileType::RegularFile => {
@@ -252,14 +316,12 @@ impl Root {
                         && seen.target_selected(&self.selector)
                         && identity.size <= self.limits.max_file_bytes
                     {
-                        if walk.files.len() as u64 >= self.limits.max_files {
-                            return Err(RootError::FileLimit);
-                        }
+                        walk.budget.file()?;
                         // A write through a link elsewhere names no directory watched here.
-                        if stat.st_nlink > 1 {
-                            walk.vouched = walk.vouched && self.remembered.watch_entry(dir, &name);
+                        if stat.st_nlink > 1 && !self.remembered.watch_entry(dir, &name) {
+                            walk.vouched.store(false, Ordering::Relaxed);
                         }
-                        walk.files.push(FileEntry {
+                        found.files.push(FileEntry {
                             path: child.as_str().to_owned(),
                             identity,
                         });
@@ -268,7 +330,45 @@ impl Root {
                 _ => {}
             }
         }
-        Ok(())
+        let subtrees: Vec<Result<Found, RootError>> = deferred
+            .par_iter()
+            .map(|(name, child, seen)| {
+                super::deadline::with_deadline_at(walk.deadline, || {
+                    self.walk_into(dir, name, child, seen, depth, ancestors, walk)
+                })
+            })
+            .collect();
+        for subtree in subtrees {
+            found.append(subtree?);
+        }
+        Ok(found)
+    }
+
+    /// Opens the subdirectory `name` a walk saw in `dir` and walks it.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_into(
+        &self,
+        dir: &OwnedFd,
+        name: &str,
+        child: &RelPath,
+        seen: &Seen,
+        depth: u64,
+        ancestors: &[(u64, u64)],
+        walk: &Walk<'_>,
+    ) -> Result<Found, RootError> {
+        let scope = walk.scope;
+        // A directory swapped for a link after the lstat fails to open here.
+        let Some(sub) = self.open_seen(dir, name, seen) else {
+            return Ok(Found::default());
+        };
+        let mut found = Found::default();
+        if walk.with_directories && scope.contains(child.as_str()) && child != scope {
+            found.directories.push(child.as_str().to_owned());
+        }
+        let mut below = ancestors.to_vec();
+        below.push(dir_key(&seen.stat));
+        found.append(self.walk(&sub, child, depth + 1, &below, walk)?);
+        Ok(found)
     }
 
     /// The served entries directly under `prefix`, sorted by name. A directory is listed only
@@ -342,8 +442,8 @@ impl Root {
         let Some(dir) = open_dir_chain(&self.dir, &resolved) else {
             return Ok(Vec::new());
         };
-        let mut budget = Budget::new(self);
-        budget.directories = depth;
+        let budget = Budget::new(self);
+        budget.directories.store(depth, Ordering::Relaxed);
         budget.enter(depth)?;
         *vouched = *vouched && self.remembered.watch_directory(&dir);
         let mut listed = Vec::new();
@@ -365,14 +465,7 @@ impl Root {
                     let shown = selected_directories && self.selector.selects(child.as_str());
                     let mut ancestors = vec![dir_key(&seen.stat)];
                     if !shown
-                        && !self.probe(
-                            &sub,
-                            &child,
-                            depth + 1,
-                            &mut budget,
-                            &mut ancestors,
-                            vouched,
-                        )?
+                        && !self.probe(&sub, &child, depth + 1, &budget, &mut ancestors, vouched)?
                     {
                         continue;
                     }
@@ -437,7 +530,7 @@ impl Root {
         dir: &OwnedFd,
         path: &RelPath,
         depth: u64,
-        budget: &mut Budget<'_>,
+        budget: &Budget<'_>,
         ancestors: &mut Vec<(u64, u64)>,
         vouched: &mut bool,
     ) -> Result<bool, RootError> {
