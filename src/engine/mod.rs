@@ -22,6 +22,7 @@ mod page;
 mod read;
 mod revision;
 mod search;
+mod search_ahead;
 mod terms;
 mod text;
 mod tree_ops;

@@ -9,12 +9,13 @@ use serde_json::{Value, json};
 
 use super::cursor::{scope_of, state_of};
 use super::digest::HashBudget;
+use super::search_ahead::Ahead;
 use super::utf8::valid_prefix;
 use super::{Candidate, Engine, EngineError, Limit, MAX_PAGE_ITEMS, Page, Terms};
 use crate::root::{FileEntry, ReadFile, RelPath, RootError};
 
 /// The size of the binary sniff, and of the scan blocks positions are defined on.
-const SCAN_BLOCK: u64 = 8192;
+pub(super) const SCAN_BLOCK: u64 = 8192;
 /// Scan blocks in a file's first read on a page; each further read doubles, up to
 /// [`READ_BLOCKS`], so a page that fills early reads little.
 const FIRST_READ_BLOCKS: u64 = 2;
@@ -78,7 +79,7 @@ impl Position {
 /// Whether the sniffed opening bytes mark a binary file: some line holds a NUL and is not
 /// valid UTF-8. The unterminated tail counts only if it holds a NUL; unless it ends the file,
 /// a scalar cut by the sniff boundary is tolerated.
-fn is_binary(sniff: &[u8], whole_file: bool) -> bool {
+pub(super) fn is_binary(sniff: &[u8], whole_file: bool) -> bool {
     // Only lines holding a NUL are judged: go from NUL to NUL.
     let mut from = 0;
     while let Some(nul) = memchr::memchr(0, &sniff[from..]).map(|i| from + i) {
@@ -138,6 +139,8 @@ struct Scan<'a> {
     items: Vec<Candidate>,
     /// The read buffer: a carried line tail followed by one read.
     buf: Vec<u8>,
+    /// Files judged ahead on the worker pool.
+    ahead: Ahead,
 }
 
 impl<'a> Scan<'a> {
@@ -152,6 +155,7 @@ impl<'a> Scan<'a> {
             scanned: 0,
             items: Vec::new(),
             buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + keep],
+            ahead: Ahead::new(),
         }
     }
 }
@@ -242,6 +246,19 @@ impl Engine {
             }
             if scan.items.len() as u64 >= scan.limit || scan.scanned >= scan.budget {
                 return Ok(Some(pos));
+            }
+            if pos.offset == 0 {
+                // A file the pool found holds no term is charged what scanning it would read.
+                let room = scan.budget - scan.scanned;
+                if let Some(charge) =
+                    scan.ahead
+                        .clean(self, scan.terms, scan.files, pos.file as usize, room)
+                    && charge <= room
+                {
+                    scan.scanned += charge;
+                    pos = Position::file_start(pos.file + 1);
+                    continue;
+                }
             }
             let entry = &scan.files[pos.file as usize];
             let file = match self.root.open_entry(entry) {
