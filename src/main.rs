@@ -1,5 +1,6 @@
 //! The `fsmcp` command: parse flags, open the roots (from the flags or a `--config` file), then
-//! serve stdio, run one call, or print the tool catalogue (`--describe`).
+//! serve stdio or Streamable HTTP (`--http`), run one call, or print the tool catalogue
+//! (`--describe`).
 //! Start-up errors print one line to stderr and exit 64; nothing but protocol reaches stdout
 //! while serving.
 
@@ -7,6 +8,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use fsmcp::config::{EXIT_CONFIG, Invocation, help_text, parse_args};
+use fsmcp::server::http::serve_http;
 use fsmcp::server::oneshot::{CallOutcome, call};
 use fsmcp::server::serve_stdio;
 
@@ -40,6 +42,15 @@ fn main() -> ExitCode {
         Ok(prepared) => prepared,
         Err(error) => return config_failure(&error.to_string()),
     };
+    let http = match options
+        .http
+        .as_ref()
+        .map(|h| h.resolve(|name| std::env::var(name).ok()))
+    {
+        None => None,
+        Some(Ok(http)) => Some(http),
+        Some(Err(error)) => return config_failure(&error.to_string()),
+    };
     init_logging(options.log_level.as_deref());
     for warning in &prepared.warnings {
         eprintln!("fsmcp: {warning}");
@@ -62,34 +73,61 @@ fn main() -> ExitCode {
     };
     let code = runtime.block_on(async move {
         match options.call {
-            Some(one) => match call(prepared.server, options.protocol, &one.tool, &one.arguments).await {
-                Ok(CallOutcome::Result { result, is_error }) => {
-                    println!("{}", serde_json::to_string_pretty(&result).unwrap_or_default());
-                    if is_error { 1 } else { 0 }
+            Some(one) => {
+                match call(prepared.server, options.protocol, &one.tool, &one.arguments).await {
+                    Ok(CallOutcome::Result { result, is_error }) => {
+                        println!(
+                            "{}",
+                            serde_json::to_string_pretty(&result).unwrap_or_default()
+                        );
+                        if is_error { 1 } else { 0 }
+                    }
+                    Ok(CallOutcome::ProtocolError(message)) => {
+                        eprintln!("fsmcp: {message}");
+                        2
+                    }
+                    Err(message) => {
+                        eprintln!("{message}");
+                        EXIT_CONFIG
+                    }
                 }
-                Ok(CallOutcome::ProtocolError(message)) => {
-                    eprintln!("fsmcp: {message}");
-                    2
-                }
-                Err(message) => {
-                    eprintln!("{message}");
-                    EXIT_CONFIG
+            }
+            None => match http {
+                Some(http) => match serve_http(prepared.server, http, stop_signal()).await {
+                    Ok(()) => 0,
+                    Err(_) => {
+                        eprintln!("fsmcp: cannot listen on the --http address");
+                        EXIT_CONFIG
+                    }
+                },
+                None => {
+                    tokio::select! {
+                        _ = serve_stdio(prepared.server, options.protocol) => {}
+                        _ = stop_signal() => {}
+                    }
+                    0
                 }
             },
-            None => {
-                let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-                tokio::select! {
-                    _ = serve_stdio(prepared.server, options.protocol) => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = async { match terminate.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {}
-                }
-                0
-            }
         }
     });
     // The blocking stdin reader may still be parked in read(2); every response has already
     // been flushed, so leave without waiting for it.
     std::process::exit(code);
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async {
+            match terminate.as_mut() {
+                Some(s) => { s.recv().await; }
+                None => std::future::pending().await,
+            }
+        } => {}
+    }
 }
 
 fn config_failure(message: &str) -> ExitCode {

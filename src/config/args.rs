@@ -25,7 +25,10 @@
 //! assert_eq!(options.limits.max_depth, 0);
 //! ```
 
+use std::net::SocketAddr;
+
 use super::ConfigError;
+use super::http::{HttpSettings, parse_host, parse_listen, parse_origin, parse_token_env};
 use super::limits::{
     LimitSpec, Limits, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES,
     MIN_SCAN_BYTES,
@@ -83,6 +86,8 @@ pub struct Options {
     pub config: Option<String>,
     /// Print the tool catalogue instead of serving (`--describe`).
     pub describe: bool,
+    /// Serve Streamable HTTP instead of stdio (`--http` and its companions).
+    pub http: Option<HttpSettings>,
 }
 
 /// The tool vocabularies to register; at least one is always set.
@@ -173,6 +178,10 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
     let mut log_level = None;
     let mut config = None;
     let mut describe = false;
+    let mut http: Option<SocketAddr> = None;
+    let mut auth_token_env = None;
+    let mut allow_origins = Vec::new();
+    let mut allow_hosts = Vec::new();
     // The first root-describing flag, refused if `--config` is given too.
     let mut first_root_flag: Option<&str> = None;
 
@@ -223,6 +232,10 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             "--protocol" => protocol = parse_protocol(value)?,
             "--log-level" => log_level = Some(parse_log_level(value)?),
             "--config" => config = Some(parse_config_path(value)?),
+            "--http" => http = Some(parse_listen(value)?),
+            "--auth-token-env" => auth_token_env = Some(parse_token_env(value)?),
+            "--allow-origin" => allow_origins.push(parse_origin(value)?),
+            "--allow-host" => allow_hosts.push(parse_host(value)?),
             "--call" => {
                 // The JSON is optional, so only a following token that cannot be a flag is taken.
                 let arguments = match argv.get(index) {
@@ -244,6 +257,27 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
         }
     }
 
+    let http = match http {
+        Some(listen) => Some(HttpSettings {
+            listen,
+            auth_token_env,
+            allow_origins,
+            allow_hosts,
+        }),
+        None if auth_token_env.is_some() => {
+            return Err(ConfigError::new("--auth-token-env needs --http"));
+        }
+        None if !allow_origins.is_empty() => {
+            return Err(ConfigError::new("--allow-origin needs --http"));
+        }
+        None if !allow_hosts.is_empty() => {
+            return Err(ConfigError::new("--allow-host needs --http"));
+        }
+        None => None,
+    };
+    if http.is_some() && call.is_some() {
+        return Err(ConfigError::new("--call cannot be combined with --http"));
+    }
     let root = match (&config, root) {
         (Some(_), _) => {
             if let Some(flag) = first_root_flag {
@@ -272,6 +306,7 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
         log_level,
         config,
         describe,
+        http,
     })
 }
 
@@ -403,7 +438,7 @@ pub fn help_text() -> String {
     let version = crate::SERVER_VERSION;
     format!(
         "\
-fsmcp {version} -- filesystem MCP server over stdio
+fsmcp {version} -- filesystem MCP server over stdio or Streamable HTTP
 
 Usage:
   fsmcp --root <dir> --include <glob> [--include <glob>...] [options]
@@ -436,13 +471,19 @@ Options:
   --log-level <level>          Log to stderr at error, warn, info, debug or trace.
   --config <file>              Serve the roots a JSON config file names, instead of the root flags.
   --describe                   Print every tool's name, description and input schema, then exit.
+  --http <addr:port>           Serve Streamable HTTP at http://<addr:port>/mcp instead of stdio.
+  --auth-token-env <name>      Variable with the bearer token HTTP requests must carry (16+ bytes).
+                               Required when --http is not a loopback address.
+  --allow-origin <origin>      Browser origin allowed over HTTP (scheme://host[:port]). Repeatable.
+  --allow-host <host>          Host header accepted over HTTP besides loopback names. Repeatable.
   --help                       Print this text and exit.
   --version                    Print the version and exit.
 
 Limits outside their range stop start-up: --max-read-bytes {MIN_READ_BYTES} to {MAX_PAGE_BYTES},
 --max-result-bytes {MIN_RESULT_BYTES} to {MAX_PAGE_BYTES}, --max-scan-bytes at least {MIN_SCAN_BYTES},
 --max-call-seconds 1 to 86400.
-Paths are relative to the root. MCP messages use stdin and stdout; diagnostics go to stderr.",
+Paths are relative to the root. MCP messages use stdin and stdout (or HTTP with --http);
+diagnostics go to stderr.",
         max_files = d.max_files,
         max_directories = d.max_directories,
         max_depth = d.max_depth,
@@ -724,7 +765,43 @@ mod tests {
                 log_level: None,
                 config: None,
                 describe: false,
+                http: None,
             }
+        );
+    }
+
+    #[test]
+    fn http_flags() {
+        let options = run(&[
+            "--root",
+            ".",
+            "--http",
+            "127.0.0.1:8080",
+            "--auth-token-env",
+            "TOKEN",
+            "--allow-origin",
+            "http://localhost:6274",
+            "--allow-host",
+            "fs.example.com",
+        ]);
+        let http = options.http.expect("http settings");
+        assert_eq!(http.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(http.auth_token_env.as_deref(), Some("TOKEN"));
+        assert_eq!(http.allow_origins, ["http://localhost:6274"]);
+        assert_eq!(http.allow_hosts, ["fs.example.com"]);
+        assert_eq!(
+            error(&["--root", ".", "--allow-host", "a"]),
+            "--allow-host needs --http"
+        );
+        assert_eq!(
+            error(&["--root", ".", "--http", "127.0.0.1:1", "--call", "x"]),
+            "--call cannot be combined with --http"
+        );
+        // Server-wide: combines with a config file.
+        assert!(
+            run(&["--config", "c.json", "--http", "127.0.0.1:1"])
+                .http
+                .is_some()
         );
     }
 

@@ -10,11 +10,13 @@
 pub mod args;
 pub mod cursor_key;
 pub mod file;
+pub mod http;
 pub mod limits;
 
 use std::path::PathBuf;
 
 pub use args::{Invocation, OneShot, Options, ProtocolMode, ToolSelection, help_text, parse_args};
+pub use http::{HttpConfig, HttpSettings};
 pub use limits::Limits;
 
 /// A start-up failure: its message is printed verbatim as one stderr line, then the process exits

@@ -1,9 +1,12 @@
 //! The MCP server: [`FsmcpServer`] handles requests on `rmcp`; [`stdio`] frames them on a byte
 //! stream and applies fsmcp's wire policy (parse errors, batches, protocol eras, version
-//! checks) before `rmcp` sees them; [`oneshot`] runs a single call through the same path.
+//! checks) before `rmcp` sees them; [`http`] serves them on one Streamable HTTP endpoint;
+//! [`oneshot`] runs a single call through the stdio path.
 
 mod handler;
+pub mod http;
 pub mod oneshot;
+pub mod sessions;
 pub mod stdio;
 
 pub use handler::{FsmcpServer, INSTRUCTIONS, server_info_meta};

@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 pub mod attack;
 pub mod fs;
+pub mod http;
 pub mod race;
 
 /// The binary under test.

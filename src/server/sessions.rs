@@ -1,0 +1,90 @@
+//! Legacy (2025-11-25) HTTP sessions with a ceiling: `rmcp`'s in-memory session manager, which
+//! closes a session after five idle minutes, behind a cap on how many may be open at once, so a
+//! flood of `initialize` requests cannot grow the server's state without bound.
+
+use futures::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
+
+/// Most legacy sessions open at once; the next `initialize` is refused until one closes.
+pub const MAX_SESSIONS: usize = 256;
+
+/// [`LocalSessionManager`] refusing a session past [`MAX_SESSIONS`].
+#[derive(Debug, Default)]
+pub struct CappedSessions {
+    inner: LocalSessionManager,
+}
+
+/// Why a session operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// [`MAX_SESSIONS`] sessions are open.
+    #[error("too many open sessions")]
+    Full,
+    /// The inner manager's failure.
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+}
+
+impl SessionManager for CappedSessions {
+    type Error = SessionError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
+        if self.inner.sessions.read().await.len() >= MAX_SESSIONS {
+            return Err(SessionError::Full);
+        }
+        Ok(self.inner.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, SessionError> {
+        Ok(self.inner.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, SessionError> {
+        Ok(self.inner.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
+        Ok(self.inner.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        Ok(self.inner.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), SessionError> {
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        Ok(self.inner.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        Ok(self.inner.resume(id, last_event_id).await?)
+    }
+}

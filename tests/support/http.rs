@@ -1,0 +1,207 @@
+//! The built binary serving Streamable HTTP (`--http 127.0.0.1:0`), and a minimal HTTP/1.1
+//! client over a real TCP socket: one request per connection, the whole response read (a
+//! chunked body decoded), so a test sees exactly the status, headers and bytes on the wire.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::BIN;
+
+/// The 2026-07-28 `_meta` envelope every modern request carries.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A running `fsmcp --http`; killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl HttpServer {
+    /// Starts the binary on `root` with `args` plus `--http 127.0.0.1:0` and the extra
+    /// environment, and waits for the line naming its port.
+    pub fn start(root: &Path, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let mut command = Command::new(BIN);
+        command
+            .arg("--root")
+            .arg(root)
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("spawn fsmcp --http");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut line = String::new();
+        BufReader::new(stderr)
+            .read_line(&mut line)
+            .expect("read the serving line");
+        let port = line
+            .trim()
+            .strip_prefix("fsmcp: serving http://127.0.0.1:")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"));
+        HttpServer { child, port }
+    }
+
+    /// Sends one request; `headers` are added after `Host` (unless they set it) and
+    /// `Content-Length`.
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let mut head = format!("{method} {path} HTTP/1.1\r\n");
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str(&format!(
+            "Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        ));
+        stream.write_all(head.as_bytes()).expect("write head");
+        // A server may answer (413, 401) before reading the whole body and close.
+        let _ = stream.write_all(body);
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        Reply::parse(&raw)
+    }
+
+    /// A modern POST to `/mcp` of `method` with `params` (the envelope added), with the
+    /// standard headers (`Mcp-Name` from `params.name` when present) plus `extra`.
+    pub fn modern(&self, id: u64, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
+        let mut params = params;
+        params["_meta"] = modern_meta();
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let name = params["name"].as_str().map(str::to_owned);
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+        ];
+        if let Some(name) = &name {
+            headers.push(("Mcp-Name", name));
+        }
+        headers.extend_from_slice(extra);
+        self.send("POST", "/mcp", &headers, body.to_string().as_bytes())
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP response.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
+    /// Header names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, de-chunked.
+    pub body: String,
+}
+
+impl Reply {
+    fn parse(raw: &[u8]) -> Reply {
+        // Skip interim responses (100 Continue).
+        let mut rest = raw;
+        loop {
+            let split = find(rest, b"\r\n\r\n").unwrap_or(rest.len());
+            let head = String::from_utf8_lossy(&rest[..split]).into_owned();
+            let body = rest.get(split + 4..).unwrap_or(&[]);
+            let status: u16 = head
+                .split(' ')
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("no status line in {head:?}"));
+            if status == 100 {
+                rest = body;
+                continue;
+            }
+            let headers: Vec<(String, String)> = head
+                .lines()
+                .skip(1)
+                .filter_map(|line| line.split_once(':'))
+                .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                .collect();
+            let chunked = headers
+                .iter()
+                .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+            let body = if chunked {
+                dechunk(body)
+            } else {
+                body.to_vec()
+            };
+            return Reply {
+                status,
+                headers,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            };
+        }
+    }
+
+    /// The first value of header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC message of the body: the body itself, or the last `data:` event of an
+    /// event stream that holds a JSON object.
+    pub fn message(&self) -> Value {
+        if let Ok(value) = serde_json::from_str::<Value>(&self.body) {
+            return value;
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .next_back()
+            .unwrap_or_else(|| panic!("no JSON-RPC message in {:?}", self.body))
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(line_end) = find(body, b"\r\n") {
+        let size = std::str::from_utf8(&body[..line_end])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok());
+        let rest = &body[line_end + 2..];
+        match size {
+            Some(size) if size > 0 && rest.len() >= size => {
+                out.extend_from_slice(&rest[..size]);
+                body = rest[size..].strip_prefix(b"\r\n").unwrap_or(&rest[size..]);
+            }
+            _ => break,
+        }
+    }
+    out
+}
