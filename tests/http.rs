@@ -228,6 +228,15 @@ fn a_foreign_origin_or_host_is_refused_and_a_listed_origin_is_served() {
 
     let localhost = server.modern(5, "tools/list", json!({}), &[("Host", "localhost")]);
     assert_eq!(localhost.status, 200, "{}", localhost.body);
+
+    // A page served from this machine could reach the server directly anyway.
+    let local_page = server.modern(
+        6,
+        "tools/list",
+        json!({}),
+        &[("Host", "localhost"), ("Origin", "http://localhost:5173")],
+    );
+    assert_eq!(local_page.status, 200, "{}", local_page.body);
 }
 
 #[test]

@@ -10,8 +10,19 @@ use super::args::is_env_name;
 /// Shortest bearer token accepted: guessing one must not be practical.
 pub const MIN_TOKEN_BYTES: usize = 16;
 
-/// The `Host` names a loopback listener accepts by default (any port).
+/// The `Host` names always accepted (any port).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// The browser origins always accepted: pages served from this machine, which could reach the
+/// server directly anyway. Rebinding attacks come from a foreign origin, and those are refused.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
 
 /// The HTTP settings as given (`--http`, `--auth-token-env`, `--allow-origin`, `--allow-host`);
 /// the token itself is read by [`HttpSettings::resolve`].
@@ -35,7 +46,8 @@ pub struct HttpConfig {
     pub listen: SocketAddr,
     /// The bearer token every request must carry, when one is required.
     pub token: Option<String>,
-    /// Allowed browser origins; empty refuses every request that carries an `Origin`.
+    /// Allowed browser origins: the loopback ones and those listed; a request carrying any
+    /// other `Origin` is refused.
     pub allow_origins: Vec<String>,
     /// Allowed `Host` values.
     pub allow_hosts: Vec<String>,
@@ -90,10 +102,12 @@ impl HttpSettings {
         }
         let mut allow_hosts: Vec<String> = LOOPBACK_HOSTS.map(String::from).to_vec();
         allow_hosts.extend(self.allow_hosts.iter().cloned());
+        let mut allow_origins: Vec<String> = LOOPBACK_ORIGINS.map(String::from).to_vec();
+        allow_origins.extend(self.allow_origins.iter().cloned());
         Ok(HttpConfig {
             listen: self.listen,
             token,
-            allow_origins: self.allow_origins.clone(),
+            allow_origins,
             allow_hosts,
         })
     }
