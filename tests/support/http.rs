@@ -19,11 +19,24 @@ pub fn modern_meta() -> Value {
     })
 }
 
+/// An HTTP endpoint on loopback: an fsmcp instance, or a proxy in front of some.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoint {
+    /// The port it listens on.
+    pub port: u16,
+}
+
 /// A running `fsmcp --http`; killed on drop.
 pub struct HttpServer {
     child: Child,
-    /// The port it listens on.
-    pub port: u16,
+    endpoint: Endpoint,
+}
+
+impl std::ops::Deref for HttpServer {
+    type Target = Endpoint;
+    fn deref(&self) -> &Endpoint {
+        &self.endpoint
+    }
 }
 
 impl HttpServer {
@@ -54,7 +67,51 @@ impl HttpServer {
             .and_then(|rest| rest.strip_suffix("/mcp"))
             .and_then(|port| port.parse().ok())
             .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"));
-        HttpServer { child, port }
+        HttpServer {
+            child,
+            endpoint: Endpoint { port },
+        }
+    }
+
+    /// Kills the instance at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Endpoint {
+    /// Pages of `tool` with `args` (the modern envelope added), following `next_cursor` to the
+    /// end; each page's structured content with the reply's headers.
+    pub fn traverse(&self, tool: &str, args: Value) -> Vec<(Value, Reply)> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        for id in 1.. {
+            let mut arguments = args.clone();
+            if let Some(cursor) = &cursor {
+                arguments["cursor"] = json!(cursor);
+            }
+            let reply = self.modern(
+                id,
+                "tools/call",
+                json!({"name": tool, "arguments": arguments}),
+                &[],
+            );
+            assert_eq!(reply.status, 200, "page {id} of {tool}: {reply:?}");
+            let message = reply.message();
+            let result = &message["result"];
+            assert!(
+                result["isError"] != json!(true),
+                "page {id} of {tool}: {message}"
+            );
+            let page = result["structuredContent"].clone();
+            cursor = page["next_cursor"].as_str().map(str::to_owned);
+            pages.push((page, reply));
+            if cursor.is_none() {
+                break;
+            }
+        }
+        pages
     }
 
     /// Sends one request; `headers` are added after `Host` (unless they set it) and
