@@ -12,7 +12,8 @@ use serde_json::json;
 
 use crate::config::cursor_key::resolve_cursor_key;
 use crate::config::{
-    ConfigError, Options, RootConfig, ServeConfig, ServerIdentity, Source, ToolSelection,
+    ConfigError, HttpSettings, Options, RootConfig, ServeConfig, ServerIdentity, Source,
+    ToolSelection,
 };
 use crate::engine::Engine;
 use crate::root::{Root, Selector};
@@ -25,6 +26,8 @@ pub struct Prepared {
     pub server: FsmcpServer,
     /// One-line warnings (without the `fsmcp: ` prefix).
     pub warnings: Vec<String>,
+    /// Where to serve Streamable HTTP, from the flags or the config file; `None` for stdio.
+    pub http: Option<HttpSettings>,
 }
 
 /// Bytes of a tool result's envelope around its structured value and that value's escaped
@@ -81,7 +84,11 @@ fn build(
     }
     let server = FsmcpServer::new(Arc::new(registry), options.protocol)
         .with_identity(config.identity.clone());
-    Ok(Prepared { server, warnings })
+    Ok(Prepared {
+        server,
+        warnings,
+        http: config.http.clone(),
+    })
 }
 
 /// Why one root could not be opened.

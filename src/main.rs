@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         Ok(prepared) => prepared,
         Err(error) => return config_failure(&error.to_string()),
     };
-    let http = match options
+    let http = match prepared
         .http
         .as_ref()
         .map(|h| h.resolve(|name| std::env::var(name).ok()))

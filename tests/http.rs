@@ -426,3 +426,49 @@ fn a_legacy_client_initializes_a_session_and_calls_tools_in_it() {
     );
     assert!((400..500).contains(&refused.status), "{refused:?}");
 }
+
+#[test]
+fn a_config_file_can_serve_http() {
+    let tree = tree();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("fsmcp.json");
+    std::fs::write(
+        &config,
+        json!({
+            "roots": [{"root": tree.path(), "include": ["**"], "tools": ["fs"]}],
+            "http": {"listen": "127.0.0.1:0", "allow_origins": ["https://app.example.com"]},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let server = HttpServer::start_args(&["--config", config.to_str().unwrap()], &[]);
+    let read = server.modern(
+        1,
+        "tools/call",
+        json!({"name": "fs_read", "arguments": {"path": "notes/a.txt"}}),
+        &[("Origin", "https://app.example.com")],
+    );
+    assert_eq!(read.status, 200, "{}", read.body);
+    let text = read.message()["result"]["content"][0]["text"].clone();
+    assert!(text.as_str().unwrap().contains("alpha"), "{text}");
+    let foreign = server.modern(
+        2,
+        "tools/list",
+        json!({}),
+        &[("Origin", "https://other.example.com")],
+    );
+    assert_eq!(foreign.status, 403);
+
+    // The flag and the file cannot both say where to listen.
+    let (status, _, stderr) = run(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--http",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(status.code(), Some(64));
+    assert!(
+        stderr.contains("--http cannot be combined with"),
+        "{stderr}"
+    );
+}

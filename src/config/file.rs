@@ -33,6 +33,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::args::{is_env_name, is_prefix};
+use super::http::{HttpSettings, parse_host, parse_listen, parse_origin};
 use super::limits::LimitSpec;
 use super::{ConfigError, RootConfig, ServeConfig, ServerIdentity, Source, ToolSelection};
 
@@ -71,6 +72,7 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<ServeConfig, ConfigError> {
     let base = Path::new(path).parent().unwrap_or(Path::new(""));
     let mut identity = ServerIdentity::default();
     let mut roots = None;
+    let mut http = None;
     for (key, value) in &top {
         match key.as_str() {
             "name" => {
@@ -99,6 +101,7 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<ServeConfig, ConfigError> {
                     .collect::<Result<Vec<_>, _>>()?;
                 roots = Some(parsed);
             }
+            "http" => http = Some(http_settings(path, value)?),
             _ => return Err(fail("", &unknown_key(key))),
         }
     }
@@ -109,7 +112,60 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<ServeConfig, ConfigError> {
         identity,
         roots,
         source: Source::File(path.to_owned()),
+        http,
     })
+}
+
+/// The `http` object: `listen` (required), `auth_token_env`, `allow_origins`, `allow_hosts`.
+fn http_settings(path: &str, value: &Value) -> Result<HttpSettings, ConfigError> {
+    let fail = |key: &str, problem: &str| fail(path, &format!("http.{key}"), problem);
+    let Value::Object(map) = value else {
+        return Err(self::fail(path, "http", "must be an object"));
+    };
+    let listen = map
+        .get("listen")
+        .ok_or_else(|| self::fail(path, "http", "missing key 'listen'"))?;
+    let listen = listen
+        .as_str()
+        .and_then(|text| parse_listen(text).ok())
+        .ok_or_else(|| fail("listen", "must be ADDRESS:PORT, e.g. 127.0.0.1:8080"))?;
+    let mut settings = HttpSettings::new(listen);
+    for (key, value) in map {
+        match key.as_str() {
+            "listen" => {}
+            "auth_token_env" => {
+                let name = value.as_str().filter(|name| is_env_name(name));
+                settings.auth_token_env = Some(
+                    name.ok_or_else(|| fail(key, "must name an environment variable"))?
+                        .to_owned(),
+                );
+            }
+            "allow_origins" => {
+                let items = strings(value).ok_or_else(|| fail(key, STRINGS))?;
+                for item in items {
+                    settings
+                        .allow_origins
+                        .push(parse_origin(&item).map_err(|_| {
+                            fail(
+                                key,
+                                "each must be scheme://host[:port] (http or https) or null",
+                            )
+                        })?);
+                }
+            }
+            "allow_hosts" => {
+                let items = strings(value).ok_or_else(|| fail(key, STRINGS))?;
+                for item in items {
+                    settings.allow_hosts.push(
+                        parse_host(&item)
+                            .map_err(|_| fail(key, "each must be a host name or address"))?,
+                    );
+                }
+            }
+            _ => return Err(self::fail(path, "http", &unknown_key(key))),
+        }
+    }
+    Ok(settings)
 }
 
 const NON_EMPTY: &str = "must be a non-empty string";
@@ -345,6 +401,45 @@ mod tests {
                 ..RootConfig::default()
             }]
         );
+    }
+
+    #[test]
+    fn the_http_object() {
+        let config = ok(r#"{"roots": [{"root": "a", "include": ["**"]}],
+            "http": {"listen": "0.0.0.0:8080", "auth_token_env": "TOKEN",
+                     "allow_origins": ["https://app.example.com"], "allow_hosts": ["fs.example.com"]}}"#);
+        let http = config.http.expect("http settings");
+        assert_eq!(http.listen.to_string(), "0.0.0.0:8080");
+        assert_eq!(http.auth_token_env.as_deref(), Some("TOKEN"));
+        assert_eq!(http.allow_origins, ["https://app.example.com"]);
+        assert_eq!(http.allow_hosts, ["fs.example.com"]);
+        let roots = r#""roots": [{"root": "a", "include": ["**"]}]"#;
+        for (http, message) in [
+            (r#"{}"#, "cfg.json: http: missing key 'listen'"),
+            (
+                r#"{"listen": "x"}"#,
+                "cfg.json: http.listen: must be ADDRESS:PORT, e.g. 127.0.0.1:8080",
+            ),
+            (
+                r#"{"listen": "127.0.0.1:1", "auth_token_env": "1x"}"#,
+                "cfg.json: http.auth_token_env: must name an environment variable",
+            ),
+            (
+                r#"{"listen": "127.0.0.1:1", "allow_origins": ["evil"]}"#,
+                "cfg.json: http.allow_origins: each must be scheme://host[:port] (http or https) or null",
+            ),
+            (
+                r#"{"listen": "127.0.0.1:1", "port": 1}"#,
+                "cfg.json: http: unknown key 'port'",
+            ),
+            (r#"[]"#, "cfg.json: http: must be an object"),
+        ] {
+            assert_eq!(
+                error(&format!("{{{roots}, \"http\": {http}}}")),
+                message,
+                "{http}"
+            );
+        }
     }
 
     #[test]

@@ -121,6 +121,8 @@ pub struct ServeConfig {
     pub roots: Vec<RootConfig>,
     /// The flags or the file.
     pub source: Source,
+    /// Streamable HTTP instead of stdio: the flags' `--http`, or the file's `http` object.
+    pub http: Option<HttpSettings>,
 }
 
 impl ServeConfig {
@@ -128,7 +130,18 @@ impl ServeConfig {
     /// the one root of the flags with the default identity.
     pub fn from_options(options: &Options) -> Result<ServeConfig, ConfigError> {
         match &options.config {
-            Some(path) => file::load(path),
+            Some(path) => {
+                let mut config = file::load(path)?;
+                if let Some(flags) = &options.http {
+                    if config.http.is_some() {
+                        return Err(ConfigError::new(format!(
+                            "--http cannot be combined with {path}'s http; use one"
+                        )));
+                    }
+                    config.http = Some(flags.clone());
+                }
+                Ok(config)
+            }
             None => Ok(ServeConfig {
                 identity: ServerIdentity::default(),
                 roots: vec![RootConfig {
@@ -144,6 +157,7 @@ impl ServeConfig {
                     follow_symlinks: options.follow_symlinks,
                 }],
                 source: Source::Flags,
+                http: options.http.clone(),
             }),
         }
     }

@@ -43,12 +43,17 @@ impl HttpServer {
     /// Starts the binary on `root` with `args` plus `--http 127.0.0.1:0` and the extra
     /// environment, and waits for the line naming its port.
     pub fn start(root: &Path, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let mut full = vec!["--root", root.to_str().expect("UTF-8 root")];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["--http", "127.0.0.1:0"]);
+        HttpServer::start_args(&full, env)
+    }
+
+    /// Starts the binary with exactly `args` (which must make it serve HTTP on 127.0.0.1).
+    pub fn start_args(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut command = Command::new(BIN);
         command
-            .arg("--root")
-            .arg(root)
             .args(args)
-            .args(["--http", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
