@@ -9,7 +9,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::http::{HttpServer, modern_meta};
+use support::http::HttpServer;
 use support::*;
 
 fn tree() -> Tree {

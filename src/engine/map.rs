@@ -347,7 +347,7 @@ fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u8>>, Engine
     match file.read_at(&mut bytes, 0) {
         Ok(n) if n == size => Ok(Some(bytes)),
         Ok(_) => Ok(None),
-        Err(RootError::Deadline) => Err(RootError::Deadline.into()),
+        Err(stop @ (RootError::Deadline | RootError::Cancelled)) => Err(stop.into()),
         Err(_) => Ok(None),
     }
 }

@@ -45,4 +45,7 @@ pub enum RootError {
         "the call ran past its time limit (--max-call-seconds); narrow it to a smaller path, pattern or page and call again"
     )]
     Deadline,
+    /// The client cancelled the call.
+    #[error("the call was cancelled")]
+    Cancelled,
 }

@@ -4,7 +4,6 @@
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -72,8 +71,8 @@ struct Walk<'a> {
     failed: AtomicBool,
     /// Every directory read so far was watched (see [`super::remember`]).
     vouched: AtomicBool,
-    /// The calling thread's deadline, carried to the pool's threads.
-    deadline: Option<Instant>,
+    /// The calling thread's call (deadline, cancellation, progress), carried to the pool.
+    call: super::deadline::Call,
 }
 
 /// What a walk of one subtree found.
@@ -235,7 +234,7 @@ impl Root {
                 parallel,
                 failed: AtomicBool::new(false),
                 vouched: AtomicBool::new(true),
-                deadline: super::deadline::current(),
+                call: super::deadline::current(),
             };
             let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
             let found = self.walk(&dir, &RelPath::root(), 0, &[], &walk)?;
@@ -333,9 +332,9 @@ impl Root {
         let subtrees: Vec<Result<Found, RootError>> = deferred
             .par_iter()
             .map(|(name, child, seen)| {
-                super::deadline::with_deadline_at(walk.deadline, || {
-                    self.walk_into(dir, name, child, seen, depth, ancestors, walk)
-                })
+                walk.call
+                    .clone()
+                    .run(|| self.walk_into(dir, name, child, seen, depth, ancestors, walk))
             })
             .collect();
         for subtree in subtrees {

@@ -4,18 +4,21 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::config::{ProtocolMode, ServerIdentity};
+use crate::root::Progress;
 use crate::tools::{Registry, ToolOutcome, ToolSpec};
 
 /// What the server tells a client by default; see [`crate::SERVER_INSTRUCTIONS`].
@@ -85,11 +88,75 @@ impl FsmcpServer {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Option<CallToolResult> {
+        self.run_tool_under(name, arguments, None, None).await
+    }
+
+    /// [`FsmcpServer::run_tool`], stopping once `cancel` is cancelled (the client cancelled
+    /// the request, or closed its HTTP stream) and, with a progress token, sending
+    /// `notifications/progress` to `peer` while the call works. Nothing is sent for the call
+    /// once it is cancelled or has its result.
+    async fn run_tool_under(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cancel: Option<CancellationToken>,
+        progress: Option<(ProgressToken, Peer<RoleServer>)>,
+    ) -> Option<CallToolResult> {
         let entry = self.registry.get(name)?.clone();
-        let outcome = tokio::task::spawn_blocking(move || entry.call(&arguments))
-            .await
-            .unwrap_or_else(|_| Err("internal error".to_owned()));
-        Some(tool_result(outcome))
+        let started = std::time::Instant::now();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let mut helpers = Vec::new();
+        if let Some(cancel) = cancel.clone() {
+            let stopped = stopped.clone();
+            helpers.push(tokio::spawn(async move {
+                cancel.cancelled().await;
+                stopped.store(true, Ordering::Relaxed);
+            }));
+        }
+        let sink = progress.map(|(token, peer)| {
+            let (sender, mut counts) = tokio::sync::mpsc::unbounded_channel::<u64>();
+            let cancel = cancel.clone().unwrap_or_default();
+            helpers.push(tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return,
+                        count = counts.recv() => match count {
+                            Some(done) => {
+                                let param = ProgressNotificationParam::new(token.clone(), done as f64);
+                                let _ = peer.notify_progress(param).await;
+                            }
+                            None => return,
+                        },
+                    }
+                }
+            }));
+            Arc::new(Progress::new(move |done| {
+                let _ = sender.send(done);
+            }))
+        });
+        let flag = stopped.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || entry.call_under(&arguments, Some(flag), sink))
+                .await
+                .unwrap_or_else(|_| Err("internal error".to_owned()));
+        for helper in helpers {
+            helper.abort();
+        }
+        let outcome_word = match (&outcome, stopped.load(Ordering::Relaxed)) {
+            (_, true) => "cancelled",
+            (Ok(_), false) => "ok",
+            (Err(_), false) => "refused",
+        };
+        let result = tool_result(outcome);
+        tracing::debug!(
+            tool = name,
+            duration_ms = started.elapsed().as_millis() as u64,
+            bytes = result.content.iter().map(text_len).sum::<usize>(),
+            outcome = outcome_word,
+            "call"
+        );
+        Some(result)
     }
 }
 
@@ -170,10 +237,17 @@ impl ServerHandler for FsmcpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
-        match self.run_tool(&request.name, arguments).await {
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| (token, context.peer.clone()));
+        match self
+            .run_tool_under(&request.name, arguments, Some(context.ct.clone()), progress)
+            .await
+        {
             Some(result) => Ok(result.into()),
             None => Err(McpError::invalid_params(
                 self.registry.unknown_tool_message(&request.name),
@@ -181,4 +255,9 @@ impl ServerHandler for FsmcpServer {
             )),
         }
     }
+}
+
+/// The bytes of text a content block carries (what the call's log line counts).
+fn text_len(block: &ContentBlock) -> usize {
+    block.as_text().map_or(0, |text| text.text.len())
 }

@@ -10,6 +10,7 @@ mod ptc;
 mod validate;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -17,6 +18,7 @@ pub use validate::violations;
 
 use crate::config::ToolSelection;
 use crate::engine::{Engine, EngineError, Limit};
+use crate::root::{Call, Progress};
 
 /// What a tool returns on success: the text a reader sees, and structured content when the
 /// tool advertises an output schema.
@@ -106,11 +108,59 @@ pub struct Entry {
 impl Entry {
     /// Runs one call within the root's per-call deadline.
     pub fn call(&self, arguments: &Map<String, Value>) -> ToolOutcome {
+        self.call_under(arguments, None, None)
+    }
+
+    /// Runs one call within the root's per-call deadline, stopped at its next check once
+    /// `cancelled` is set and reporting its progress to `progress`.
+    pub fn call_under(
+        &self,
+        arguments: &Map<String, Value>,
+        cancelled: Option<Arc<AtomicBool>>,
+        progress: Option<Arc<Progress>>,
+    ) -> ToolOutcome {
         let seconds = self.engine.root().limits().max_call_seconds;
-        crate::root::with_deadline(std::time::Duration::from_secs(seconds), || {
+        let mut call = Call::within(std::time::Duration::from_secs(seconds));
+        if let Some(flag) = cancelled {
+            call = call.cancelled_by(flag);
+        }
+        if let Some(progress) = progress {
+            call = call.reporting(progress);
+        }
+        let _running = Running::start();
+        call.run(|| {
             fault::inject(&self.spec.name);
             self.spec.call(&self.engine, arguments)
         })
+    }
+}
+
+/// Tool calls still working, even those whose client has gone or cancelled them.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts one call as running until dropped.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits, at most `limit`, until no tool call is working: a process leaving after its input
+/// ended lets a write it accepted (even one cancelled, whose answer is never sent) finish
+/// and remove its temp file rather than cutting it off.
+pub fn wait_for_running_calls(limit: std::time::Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    while RUNNING.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 
@@ -209,8 +259,10 @@ fn positive_safe_integer(value: &Value) -> Option<u64> {
 }
 
 /// Test-only fault injection, compiled into debug builds only: `FSMCP_TEST_FAULT=<tool>:panic`
-/// makes every call of that tool panic, `<tool>:slow` makes it sleep 1.5 s before working, so
-/// tests can prove a panic stays inside its call and the deadline refuses a slow one.
+/// makes every call of that tool panic, `<tool>:slow` makes it sleep 1.5 s before working, and
+/// `<tool>:spin` makes it report progress until it is cancelled or out of time, so tests can
+/// prove a panic stays inside its call, the deadline refuses a slow one, and progress and
+/// cancellation work.
 mod fault {
     #[cfg(debug_assertions)]
     pub(super) fn inject(tool: &str) {
@@ -224,6 +276,13 @@ mod fault {
             Some((name, kind)) if name == tool && kind == "panic" => panic!("injected fault"),
             Some((name, kind)) if name == tool && kind == "slow" => {
                 std::thread::sleep(std::time::Duration::from_millis(1500));
+            }
+            // Work that never ends by itself: a unit of progress every millisecond until the
+            // call is cancelled or past its deadline.
+            Some((name, kind)) if name == tool && kind == "spin" => {
+                while crate::root::check_deadline().is_ok() {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
             }
             _ => {}
         }

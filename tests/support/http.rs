@@ -7,17 +7,10 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::BIN;
-
-/// The 2026-07-28 `_meta` envelope every modern request carries.
-pub fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
+use super::{BIN, modern_meta};
 
 /// An HTTP endpoint on loopback: an fsmcp instance, or a proxy in front of some.
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +23,8 @@ pub struct Endpoint {
 pub struct HttpServer {
     child: Child,
     endpoint: Endpoint,
+    /// What the instance wrote to stderr after its first line, as it arrives.
+    stderr: Arc<Mutex<String>>,
 }
 
 impl std::ops::Deref for HttpServer {
@@ -63,9 +58,17 @@ impl HttpServer {
         let mut child = command.spawn().expect("spawn fsmcp --http");
         let stderr = child.stderr.take().expect("stderr");
         let mut line = String::new();
-        BufReader::new(stderr)
-            .read_line(&mut line)
-            .expect("read the serving line");
+        let mut reader = BufReader::new(stderr);
+        reader.read_line(&mut line).expect("read the serving line");
+        let collected = Arc::new(Mutex::new(String::new()));
+        let sink = collected.clone();
+        std::thread::spawn(move || {
+            for line in reader.lines().map_while(Result::ok) {
+                let mut text = sink.lock().unwrap_or_else(|e| e.into_inner());
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
         let port = line
             .trim()
             .strip_prefix("fsmcp: serving http://127.0.0.1:")
@@ -75,7 +78,16 @@ impl HttpServer {
         HttpServer {
             child,
             endpoint: Endpoint { port },
+            stderr: collected,
         }
+    }
+
+    /// Everything the instance wrote to stderr after its serving line, so far.
+    pub fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Kills the instance at once (SIGKILL), as a crash would.
