@@ -472,3 +472,27 @@ fn a_config_file_can_serve_http() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_request_that_never_finishes_sending_gets_408() {
+    use std::io::{Read, Write};
+    let tree = tree();
+    let server = serve(&tree, &["--max-call-seconds", "1"]);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    // Promise a body and never send it.
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: 100\r\n\r\n{{"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    // Other clients were served meanwhile and still are.
+    assert_eq!(server.modern(1, "tools/list", json!({}), &[]).status, 200);
+}

@@ -1050,7 +1050,7 @@ mod tests {
             lines.next(),
             Some(
                 format!(
-                    "fsmcp {} -- filesystem MCP server over stdio",
+                    "fsmcp {} -- filesystem MCP server over stdio or Streamable HTTP",
                     crate::SERVER_VERSION
                 )
                 .as_str()

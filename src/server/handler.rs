@@ -73,6 +73,18 @@ impl FsmcpServer {
             .collect()
     }
 
+    /// The longest time one call may take: the largest `--max-call-seconds` of the roots.
+    pub fn longest_call(&self) -> std::time::Duration {
+        let seconds = self
+            .registry
+            .entries()
+            .iter()
+            .map(|entry| entry.engine.root().limits().max_call_seconds)
+            .max()
+            .unwrap_or(60);
+        std::time::Duration::from_secs(seconds)
+    }
+
     /// The published tools as MCP tool definitions.
     pub fn tool_definitions(&self) -> Vec<Tool> {
         self.registry

@@ -4,13 +4,14 @@
 //! What fsmcp adds in front of `rmcp`: the bearer token ([`require_token`], compared in
 //! constant time over digests so neither content nor length leaks), Origin validation that is
 //! always on (a request carrying an `Origin` not listed with `--allow-origin` gets 403), `Host`
-//! validation against the loopback names plus `--allow-host`, a body limit, and a cap on legacy
-//! sessions so that no per-client state grows without bound. Tool calls keep their per-call
-//! deadline (`--max-call-seconds`) whatever the transport.
+//! validation against the loopback names plus `--allow-host`, a body limit, a per-request
+//! deadline (the longest `--max-call-seconds` plus 10 s; 408 past it), and a cap on legacy
+//! sessions so that no per-client state grows without bound.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -42,6 +43,7 @@ pub async fn serve_http(
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let local: SocketAddr = listener.local_addr()?;
     eprintln!("fsmcp: serving http://{local}{ENDPOINT}");
+    let server_deadline = server.longest_call();
     let cancel = CancellationToken::new();
     let settings = StreamableHttpServerConfig::default()
         .with_allowed_hosts(config.allow_hosts.clone())
@@ -55,7 +57,16 @@ pub async fn serve_http(
         Arc::new(CappedSessions::default()),
         settings,
     );
-    let mut app = Router::new().nest_service(ENDPOINT, service);
+    // A response (or, for a stream, its head) is due within the longest call plus slack;
+    // a request that holds its connection longer, e.g. by sending its body slowly, gets 408.
+    let request_deadline = server_deadline + REQUEST_SLACK;
+    let mut app =
+        Router::new()
+            .nest_service(ENDPOINT, service)
+            .layer(middleware::from_fn_with_state(
+                request_deadline,
+                within_deadline,
+            ));
     if let Some(token) = &config.token {
         let expected = Arc::new(digest(token.as_bytes()));
         app = app.layer(middleware::from_fn_with_state(expected, require_token));
@@ -66,6 +77,17 @@ pub async fn serve_http(
             cancel.cancel();
         })
         .await
+}
+
+/// Time a request may take beyond its call's own deadline (reading the body, answering).
+const REQUEST_SLACK: Duration = Duration::from_secs(10);
+
+/// Answers 408 when the request is not answered within `limit`.
+async fn within_deadline(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => (StatusCode::REQUEST_TIMEOUT, "request took too long\n").into_response(),
+    }
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
