@@ -12,8 +12,8 @@ use serde_json::json;
 
 use crate::config::cursor_key::resolve_cursor_key;
 use crate::config::{
-    ConfigError, HttpSettings, Options, RootConfig, ServeConfig, ServerIdentity, Source,
-    ToolSelection,
+    ConfigError, HttpSettings, Options, ProtocolMode, RootConfig, ServeConfig, ServerIdentity,
+    Source, ToolSelection,
 };
 use crate::engine::Engine;
 use crate::root::{Root, Selector};
@@ -49,13 +49,16 @@ pub fn prepare(
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Prepared, ConfigError> {
     let config = ServeConfig::from_options(options)?;
-    build(&config, options, env)
+    open(&config, options.protocol, env)
 }
 
-/// Opens the roots of `config` in order and publishes their tools on one server.
-fn build(
+/// Opens the roots of `config` in order and publishes their tools on one server accepting the
+/// protocol eras `protocol` allows, reading cursor keys through `env`. The library's entry
+/// point: the returned [`Prepared::server`] is an `rmcp` server handler, ready for any `rmcp`
+/// transport (see `examples/embed.rs`).
+pub fn open(
     config: &ServeConfig,
-    options: &Options,
+    protocol: ProtocolMode,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Prepared, ConfigError> {
     let envelope = envelope_bytes(&config.identity);
@@ -82,8 +85,8 @@ fn build(
         );
         engines.push(engine);
     }
-    let server = FsmcpServer::new(Arc::new(registry), options.protocol)
-        .with_identity(config.identity.clone());
+    let server =
+        FsmcpServer::new(Arc::new(registry), protocol).with_identity(config.identity.clone());
     Ok(Prepared {
         server,
         warnings,

@@ -10,7 +10,38 @@
 //! * [`engine`] builds pages, cursors, reads and searches on top of a [`root::Root`]; it knows no
 //!   MCP type.
 //! * [`tools`] are thin façades: they parse arguments, call the engine and shape results.
-//! * [`server`] speaks MCP (via `rmcp`) over stdio and runs one-shot calls.
+//! * [`server`] speaks MCP (via `rmcp`) over stdio and Streamable HTTP, and runs one-shot calls.
+//!
+//! # Embedding
+//!
+//! A host that would rather link fsmcp than spawn it describes its roots, opens them with
+//! [`open`] and hands the server to any `rmcp` transport. The checks are the command line's:
+//! a root that does not exist, a missing include or a limit out of range is a [`ConfigError`]
+//! with a one-line message.
+//!
+//! ```no_run
+//! use fsmcp::{ProtocolMode, RootConfig, ServeConfig, ToolSelection};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = RootConfig {
+//!     root: "/srv/work".into(),
+//!     includes: vec!["**".into()],
+//!     tools: ToolSelection { ptc: false, fs: true },
+//!     ..RootConfig::default()
+//! };
+//! let prepared = fsmcp::open(&ServeConfig::of_roots(vec![root]), ProtocolMode::All, |_| None)?;
+//! // Any rmcp transport; here, one end of an in-memory pipe.
+//! let (server_end, _client_end) = tokio::io::duplex(1 << 16);
+//! let running = rmcp::serve_server(prepared.server, server_end).await?;
+//! running.waiting().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The path contract is public for hosts that check paths before they send them: [`RelPath`]
+//! (every textual rule), [`Selector`] and [`glob_to_regex`] (the include and exclude globs),
+//! [`default_excludes`] and [`Limits`] (the defaults). `examples/embed.rs` writes, reads and
+//! searches through an in-memory transport.
 
 pub mod app;
 pub mod config;
@@ -20,6 +51,11 @@ pub mod root;
 pub mod server;
 pub mod tools;
 mod workers;
+
+pub use app::{Prepared, open};
+pub use config::{ConfigError, Limits, ProtocolMode, RootConfig, ServeConfig, ToolSelection};
+pub use root::{RelPath, Selector, default_excludes, glob_to_regex};
+pub use server::FsmcpServer;
 
 /// The server's name as announced in `server/discover` and `initialize`.
 pub const SERVER_NAME: &str = "fsmcp";

@@ -126,6 +126,18 @@ pub struct ServeConfig {
 }
 
 impl ServeConfig {
+    /// A configuration of `roots` under the default identity, for a host embedding fsmcp; a
+    /// problem with a root is reported as a config file's would be, the file named `config`
+    /// (`config: roots[0].root: root does not exist`).
+    pub fn of_roots(roots: Vec<RootConfig>) -> ServeConfig {
+        ServeConfig {
+            identity: ServerIdentity::default(),
+            roots,
+            source: Source::File("config".to_owned()),
+            http: None,
+        }
+    }
+
     /// The configuration `options` describe: its `--config` file, loaded and checked, or else
     /// the one root of the flags with the default identity.
     pub fn from_options(options: &Options) -> Result<ServeConfig, ConfigError> {

@@ -1,7 +1,7 @@
 //! Streamable HTTP: one endpoint, `/mcp`, on `rmcp`'s server for both protocol eras
 //! (2026-07-28 stateless requests; 2025-11-25 sessions for clients that `initialize`).
 //!
-//! What fsmcp adds in front of `rmcp`: the bearer token ([`require_token`], compared in
+//! What fsmcp adds in front of `rmcp`: the bearer token (`require_token`, compared in
 //! constant time over digests so neither content nor length leaks), Origin validation that is
 //! always on (a request carrying an `Origin` not listed with `--allow-origin` gets 403), `Host`
 //! validation against the loopback names plus `--allow-host`, a body limit, a per-request
