@@ -262,6 +262,14 @@ impl Server {
         Server::spawn(command, &[])
     }
 
+    /// Starts the binary with exactly `args` and no environment at all, as a host that passes
+    /// none spawns it.
+    pub fn start_hermetic(args: &[&str]) -> Server {
+        let mut command = Command::new(BIN);
+        command.args(args).env_clear();
+        Server::spawn(command, &[])
+    }
+
     fn spawn(mut command: Command, env: &[(&str, &str)]) -> Server {
         command
             .envs(env.iter().copied())
