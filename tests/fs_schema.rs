@@ -424,3 +424,17 @@ fn searches_advertise_no_output_schema() {
         );
     }
 }
+
+/// A tool list is read by every model on every session: its size is a cost. The targets are
+/// 6 KB for the `ptc` set and 10 KB for the `fs` set, schemas included (the measured sizes are
+/// in docs/fs-tools.md, "What the tool list costs").
+#[test]
+fn each_tool_list_stays_small() {
+    for (tools, limit) in [("ptc", 6 * 1024), ("fs", 10 * 1024)] {
+        let (_tree, mut server) = server_with(&["--include", "**", "--tools", tools]);
+        let listed = server.result("tools/list", json!({}));
+        let bytes = serde_json::to_string(&listed).unwrap().len();
+        assert!(bytes <= limit, "--tools {tools}: tools/list is {bytes} bytes");
+        server.close();
+    }
+}
