@@ -139,10 +139,14 @@ fn config_failure(message: &str) -> ExitCode {
 }
 
 /// Diagnostics go to stderr, and only when asked for (`--log-level` or `RUST_LOG`), so a
-/// quiet start stays byte-for-byte quiet.
+/// quiet start stays byte-for-byte quiet. `--log-level` sets fsmcp's own verbosity and keeps
+/// every other crate at warnings: the MCP and HTTP libraries log whole messages and headers at
+/// debug, which would put file contents and tokens in the log. `RUST_LOG` is the operator's
+/// own filter, taken as written.
 fn init_logging(level: Option<&str>) {
     let filter = match (level, std::env::var("RUST_LOG").ok()) {
-        (Some(level), _) => level.to_owned(),
+        (Some("error"), _) => "error".to_owned(),
+        (Some(level), _) => format!("warn,fsmcp={level}"),
         (None, Some(env)) if !env.is_empty() => env,
         _ => return,
     };

@@ -434,7 +434,10 @@ fn each_tool_list_stays_small() {
         let (_tree, mut server) = server_with(&["--include", "**", "--tools", tools]);
         let listed = server.result("tools/list", json!({}));
         let bytes = serde_json::to_string(&listed).unwrap().len();
-        assert!(bytes <= limit, "--tools {tools}: tools/list is {bytes} bytes");
+        assert!(
+            bytes <= limit,
+            "--tools {tools}: tools/list is {bytes} bytes"
+        );
         server.close();
     }
 }

@@ -306,3 +306,53 @@ fn closing_the_http_stream_cancels_the_call() {
     };
     assert!(line.contains("cancelled"), "{line}");
 }
+
+#[test]
+fn the_call_log_names_the_call_and_never_its_contents_or_secrets() {
+    let tree = Tree::new().file("secret-notes.txt", "TOP-SECRET-CONTENT\n");
+    let key = TEST_KEY;
+    let mut server = Server::start_with_env(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "ptc,fs",
+            "--log-level",
+            "trace",
+            "--cursor-key-env",
+            "FSMCP_LOG_TEST_KEY",
+        ],
+        &[("FSMCP_LOG_TEST_KEY", key)],
+    );
+    let read = server.call_result("fs_read", json!({"path": "secret-notes.txt"}));
+    assert!(
+        read["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("TOP-SECRET-CONTENT")
+    );
+    let page = server.call("search_text", json!({"query": "TOP-SECRET"}));
+    assert_eq!(page["items"].as_array().map(Vec::len), Some(1));
+    let (_, stderr) = server.close();
+    let calls: Vec<&str> = stderr.lines().filter(|l| l.contains("outcome=")).collect();
+    assert_eq!(calls.len(), 2, "one line per call: {stderr}");
+    assert!(
+        calls[0].contains("fs_read") && calls[0].contains("outcome=\"ok\"")
+            || calls[0].contains("outcome=ok"),
+        "{}",
+        calls[0]
+    );
+    assert!(
+        calls
+            .iter()
+            .all(|l| l.contains("duration_ms=") && l.contains("bytes=")),
+        "{calls:?}"
+    );
+    for secret in ["TOP-SECRET-CONTENT", key, tree.path().to_str().unwrap()] {
+        assert!(
+            !stderr.contains(secret),
+            "the log holds {secret:?}: {stderr}"
+        );
+    }
+}
