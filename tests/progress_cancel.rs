@@ -356,3 +356,68 @@ fn the_call_log_names_the_call_and_never_its_contents_or_secrets() {
         );
     }
 }
+
+/// Rust sources that reference each other, big enough that mapping them takes a while.
+fn source_tree() -> Tree {
+    let mut tree = Tree::new();
+    for i in 0..120 {
+        let mut text = String::new();
+        for j in 0..60 {
+            text.push_str(&format!(
+                "pub struct Item{i}x{j} {{ value: u32 }}\n\
+                 impl Item{i}x{j} {{\n    pub fn make() -> Self {{ helper_{}(); Self {{ value: {j} }} }}\n}}\n\
+                 pub fn helper_{i}_{j}() -> u32 {{ let a = {j}; a * 2 }}\n",
+                (i + 1) % 120
+            ));
+        }
+        tree = tree.file(&format!("src/m{i}.rs"), text);
+    }
+    tree
+}
+
+#[test]
+fn a_cancelled_map_stops_and_leaves_the_cache_sound() {
+    let tree = source_tree();
+    let args = ["--include", "**", "--tools", "fs", "--log-level", "debug"];
+    let mut server = Server::start(tree.path(), &args);
+    let sent_at = Instant::now();
+    server.send_line(&call_with_token(31, "fs_map", json!({}), "map-1"));
+    let first = server.next_message();
+    let cancelled = is_progress(&first, "map-1");
+    if cancelled {
+        let cancelled_at = Instant::now();
+        server.send_line(&cancel_line(31));
+        while let Some(message) = server.next_message_within(Duration::from_millis(500)) {
+            assert!(
+                is_progress(&message, "map-1"),
+                "after the cancel: {message}"
+            );
+        }
+        println!(
+            "fs_map cancelled {:.0} ms after it was sent",
+            cancelled_at.duration_since(sent_at).as_secs_f64() * 1000.0
+        );
+    } else {
+        // The map finished before it could be cancelled: nothing to prove about cancelling.
+        assert_eq!(first["id"], 31, "{first}");
+    }
+    // Whatever the cancel cut short, the next map is the one a fresh server draws.
+    let after = server.call_result("fs_map", json!({}))["content"][0]["text"].clone();
+    let (_, stderr) = server.close();
+    let outcomes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("fs_map") && l.contains("outcome="))
+        .collect();
+    assert_eq!(outcomes.len(), 2, "{stderr}");
+    assert_eq!(
+        outcomes[0].contains("cancelled"),
+        cancelled,
+        "{}",
+        outcomes[0]
+    );
+    println!("first map: {}", outcomes[0]);
+    let mut fresh = Server::start(tree.path(), &args);
+    let expected = fresh.call_result("fs_map", json!({}))["content"][0]["text"].clone();
+    fresh.close();
+    assert_eq!(after, expected);
+}

@@ -39,9 +39,9 @@ use sha2::{Digest, Sha256};
 use crate::map::rank::{MapFile, RankedFile, Steering, rank, split_list};
 use crate::map::render::{Tally, render};
 use crate::map::symbols::{Interner, Symbols};
-use crate::map::tags::{extract, language_of};
+use crate::map::tags::{extract_until, language_of};
 use crate::map::{FileTags, Language};
-use crate::root::{FileEntry, Identity, RelPath, Root, RootError, check_deadline};
+use crate::root::{FileEntry, Identity, RelPath, Root, RootError, cancel_flag, check_deadline};
 
 /// Directory names the map never descends into (besides dot-directories and virtualenvs).
 pub const SKIPPED_DIRECTORIES: [&str; 8] = [
@@ -377,6 +377,8 @@ impl Parsing<'_> {
         pool: Option<(&rayon::Scope<'s>, &'s AtomicBool)>,
     ) -> Result<(), EngineError> {
         let (sender, receiver) = mpsc::channel::<Done>();
+        // The call's cancellation, polled by the parses themselves.
+        let cancel = cancel_flag();
         let mut in_flight = 0usize;
         let mut outstanding = 0usize;
         for &(i, language) in misses {
@@ -401,7 +403,7 @@ impl Parsing<'_> {
             }
             self.waiting.insert(key, i);
             let Some((scope, cancelled)) = pool else {
-                let tags = extract(language, &bytes);
+                let tags = extract_until(language, &bytes, cancel.as_deref());
                 self.record((i, key, bytes.len(), tags))?;
                 continue;
             };
@@ -415,12 +417,13 @@ impl Parsing<'_> {
             in_flight += bytes.len();
             outstanding += 1;
             let sender = sender.clone();
+            let cancel = cancel.clone();
             scope.spawn(move |_| {
                 // Always answers, so the reader never waits for a parse that will not come.
                 let tags = if cancelled.load(Ordering::Relaxed) {
                     FileTags::default()
                 } else {
-                    extract(language, &bytes)
+                    extract_until(language, &bytes, cancel.as_deref())
                 };
                 let _ = sender.send((i, key, bytes.len(), tags));
             });
@@ -439,15 +442,16 @@ impl Parsing<'_> {
         Ok(())
     }
 
-    /// Interns and caches one parse.
+    /// Interns and caches one parse. A call past its deadline or cancelled stops here, before
+    /// caching: its last parses may have been cut short.
     fn record(&mut self, (i, key, _, tags): Done) -> Result<(), EngineError> {
+        check_deadline()?;
         let symbols = Arc::new(Symbols::new(&tags, &mut self.cache.names));
         self.cache.parses += 1;
         self.cache
             .insert(&self.candidates[i], Some(symbols.clone()));
         self.cache.remember_content(key, symbols.clone());
         self.results[i] = Some(Some(symbols));
-        check_deadline()?;
         Ok(())
     }
 }

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicUsize;
 
 use regex::Regex;
 use tree_sitter_tags::{TagsConfiguration, TagsContext};
@@ -49,6 +50,13 @@ pub fn language_of(path: &str) -> Option<Language> {
 /// what it could (or an empty [`FileTags`]).
 #[must_use]
 pub fn extract(language: Language, source: &[u8]) -> FileTags {
+    extract_until(language, source, None)
+}
+
+/// [`extract`], abandoned (yielding what it has) once `cancel` turns non-zero: tree-sitter
+/// polls the flag while it parses and matches.
+#[must_use]
+pub fn extract_until(language: Language, source: &[u8], cancel: Option<&AtomicUsize>) -> FileTags {
     if language == Language::Raku {
         return catch_unwind(|| scan_raku(source)).unwrap_or_default();
     }
@@ -57,9 +65,9 @@ pub fn extract(language: Language, source: &[u8]) -> FileTags {
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
         CONTEXT.with(|context| match context.try_borrow_mut() {
-            Ok(mut context) => tag_with(&mut context, config, source),
+            Ok(mut context) => tag_with(&mut context, config, source, cancel),
             // Re-entered on this thread (cannot happen through this API): use a fresh context.
-            Err(_) => tag_with(&mut TagsContext::new(), config, source),
+            Err(_) => tag_with(&mut TagsContext::new(), config, source, cancel),
         })
     }));
     match result {
@@ -167,9 +175,14 @@ fn config(language: Language) -> Option<&'static TagsConfiguration> {
 }
 
 /// Runs one tags pass and collects what it yields; an error mid-way keeps what came before.
-fn tag_with(context: &mut TagsContext, config: &TagsConfiguration, source: &[u8]) -> FileTags {
+fn tag_with(
+    context: &mut TagsContext,
+    config: &TagsConfiguration,
+    source: &[u8],
+    cancel: Option<&AtomicUsize>,
+) -> FileTags {
     let mut tags = FileTags::default();
-    let Ok((iter, _has_error)) = context.generate_tags(config, source, None) else {
+    let Ok((iter, _has_error)) = context.generate_tags(config, source, cancel) else {
         return tags;
     };
     let mut definitions = Vec::new();

@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::RootError;
@@ -64,7 +64,7 @@ impl std::fmt::Debug for Progress {
 #[derive(Debug, Clone, Default)]
 pub struct Call {
     deadline: Option<Instant>,
-    cancelled: Option<Arc<AtomicBool>>,
+    cancelled: Option<Arc<AtomicUsize>>,
     progress: Option<Arc<Progress>>,
 }
 
@@ -77,8 +77,9 @@ impl Call {
         }
     }
 
-    /// The same call, stopped at its next check once `flag` is set.
-    pub fn cancelled_by(mut self, flag: Arc<AtomicBool>) -> Call {
+    /// The same call, stopped at its next check once `flag` is non-zero (the type tree-sitter
+    /// polls, so a parse in progress stops too).
+    pub fn cancelled_by(mut self, flag: Arc<AtomicUsize>) -> Call {
         self.cancelled = Some(flag);
         self
     }
@@ -107,6 +108,11 @@ pub fn with_deadline<T>(limit: Duration, work: impl FnOnce() -> T) -> T {
     Call::within(limit).run(work)
 }
 
+/// This thread's cancellation flag, for work that polls one itself (a tree-sitter parse).
+pub fn cancel_flag() -> Option<Arc<AtomicUsize>> {
+    CALL.with(|c| c.borrow().cancelled.clone())
+}
+
 /// This thread's call, to carry to another thread with [`Call::run`].
 pub fn current() -> Call {
     CALL.with(|c| c.borrow().clone())
@@ -120,7 +126,7 @@ pub fn check() -> Result<(), RootError> {
         if call
             .cancelled
             .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            .is_some_and(|flag| flag.load(Ordering::Relaxed) != 0)
         {
             return Err(RootError::Cancelled);
         }

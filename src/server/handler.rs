@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
@@ -116,13 +116,13 @@ impl FsmcpServer {
     ) -> Option<CallToolResult> {
         let entry = self.registry.get(name)?.clone();
         let started = std::time::Instant::now();
-        let stopped = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::new(AtomicUsize::new(0));
         let mut helpers = Vec::new();
         if let Some(cancel) = cancel.clone() {
             let stopped = stopped.clone();
             helpers.push(tokio::spawn(async move {
                 cancel.cancelled().await;
-                stopped.store(true, Ordering::Relaxed);
+                stopped.store(1, Ordering::Relaxed);
             }));
         }
         let sink = progress.map(|(token, peer)| {
@@ -155,7 +155,7 @@ impl FsmcpServer {
         for helper in helpers {
             helper.abort();
         }
-        let outcome_word = match (&outcome, stopped.load(Ordering::Relaxed)) {
+        let outcome_word = match (&outcome, stopped.load(Ordering::Relaxed) != 0) {
             (_, true) => "cancelled",
             (Ok(_), false) => "ok",
             (Err(_), false) => "refused",

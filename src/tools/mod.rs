@@ -10,7 +10,7 @@ mod ptc;
 mod validate;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -112,11 +112,11 @@ impl Entry {
     }
 
     /// Runs one call within the root's per-call deadline, stopped at its next check once
-    /// `cancelled` is set and reporting its progress to `progress`.
+    /// `cancelled` is non-zero and reporting its progress to `progress`.
     pub fn call_under(
         &self,
         arguments: &Map<String, Value>,
-        cancelled: Option<Arc<AtomicBool>>,
+        cancelled: Option<Arc<AtomicUsize>>,
         progress: Option<Arc<Progress>>,
     ) -> ToolOutcome {
         let seconds = self.engine.root().limits().max_call_seconds;
