@@ -105,33 +105,11 @@ fn a_header_that_contradicts_the_body_is_400_header_mismatch() {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": "read_text_file", "arguments": {"path": "notes/a.txt"},
                                  "_meta": modern_meta()}});
-    let wrong_name = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "write_text_file"),
-        ],
-        body.to_string().as_bytes(),
-    );
+    let wrong_name = server.tool_post(&body, "2026-07-28", "write_text_file");
     assert_eq!(wrong_name.status, 400, "{}", wrong_name.body);
     assert_eq!(wrong_name.message()["error"]["code"], -32020);
 
-    let wrong_version = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "read_text_file"),
-        ],
-        body.to_string().as_bytes(),
-    );
+    let wrong_version = server.tool_post(&body, "2025-11-25", "read_text_file");
     assert_eq!(wrong_version.status, 400, "{}", wrong_version.body);
 
     // A refused write changes nothing.
@@ -139,18 +117,7 @@ fn a_header_that_contradicts_the_body_is_400_header_mismatch() {
                        "params": {"name": "write_text_file",
                                   "arguments": {"path": "b.txt", "content": "x"},
                                   "_meta": modern_meta()}});
-    let refused = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "read_text_file"),
-        ],
-        write.to_string().as_bytes(),
-    );
+    let refused = server.tool_post(&write, "2026-07-28", "read_text_file");
     assert_eq!(refused.status, 400, "{}", refused.body);
     assert!(!tree.path().join("b.txt").exists());
 }
@@ -175,16 +142,7 @@ fn transport_status_codes() {
 
     assert_eq!(server.send("POST", "/elsewhere", &[], b"{}").status, 404);
 
-    let garbage = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2026-07-28"),
-        ],
-        b"{not json",
-    );
+    let garbage = server.post(b"{not json", &[("MCP-Protocol-Version", "2026-07-28")]);
     assert!((400..500).contains(&garbage.status), "{garbage:?}");
 }
 
@@ -342,18 +300,7 @@ fn an_oversized_body_is_413_and_changes_nothing() {
                       "params": {"name": "write_text_file",
                                  "arguments": {"path": "big.txt", "content": content},
                                  "_meta": modern_meta()}});
-    let reply = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "write_text_file"),
-        ],
-        body.to_string().as_bytes(),
-    );
+    let reply = server.tool_post(&body, "2026-07-28", "write_text_file");
     assert_eq!(reply.status, 413);
     assert!(!tree.path().join("big.txt").exists());
     // Still serving.

@@ -202,18 +202,7 @@ fn progress_streams_over_http_before_the_result() {
     meta["progressToken"] = json!("http-1");
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                       "params": {"name": "fs_grep", "arguments": {"pattern": "needle"}, "_meta": meta}});
-    let reply = server.send(
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "fs_grep"),
-        ],
-        body.to_string().as_bytes(),
-    );
+    let reply = server.tool_post(&body, "2026-07-28", "fs_grep");
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
         reply.header("content-type"),

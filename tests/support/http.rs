@@ -157,6 +157,30 @@ impl Endpoint {
         Reply::parse(&raw)
     }
 
+    /// A POST of `body` to `/mcp` as a client that takes JSON or an event stream sends it,
+    /// with `headers` added.
+    pub fn post(&self, body: &[u8], headers: &[(&str, &str)]) -> Reply {
+        let mut all = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        all.extend_from_slice(headers);
+        self.send("POST", "/mcp", &all, body)
+    }
+
+    /// A `tools/call` POST of `body` with the 2026-07-28 headers as given (`version`, `Mcp-Name`
+    /// `name`), which may contradict the body.
+    pub fn tool_post(&self, body: &Value, version: &str, name: &str) -> Reply {
+        self.post(
+            body.to_string().as_bytes(),
+            &[
+                ("MCP-Protocol-Version", version),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", name),
+            ],
+        )
+    }
+
     /// A modern POST to `/mcp` of `method` with `params` (the envelope added), with the
     /// standard headers (`Mcp-Name` from `params.name` when present) plus `extra`.
     pub fn modern(&self, id: u64, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
@@ -165,8 +189,6 @@ impl Endpoint {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let name = params["name"].as_str().map(str::to_owned);
         let mut headers = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", method),
         ];
@@ -174,7 +196,7 @@ impl Endpoint {
             headers.push(("Mcp-Name", name));
         }
         headers.extend_from_slice(extra);
-        self.send("POST", "/mcp", &headers, body.to_string().as_bytes())
+        self.post(body.to_string().as_bytes(), &headers)
     }
 }
 
