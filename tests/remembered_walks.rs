@@ -196,3 +196,47 @@ fn a_long_lived_server_answers_like_a_fresh_one() {
         }
     }
 }
+
+/// A page that ends on its scan budget has the pool judge the files the next page will reach.
+/// Those verdicts belong to the walk: a file changed after it was judged clean is not skipped
+/// on its old verdict, the next page fails like any stale cursor, and a new traversal finds the
+/// change.
+#[test]
+fn files_judged_ahead_of_a_page_do_not_outlive_a_change() {
+    let hay = "hay and more hay\n".repeat(120); // ~2 KB per file, no needle
+    let mut tree = Tree::new();
+    for i in 0..30 {
+        tree = tree.file(&format!("lib/f{i:02}.txt"), &hay);
+    }
+    tree = tree.file("lib/f30.txt", "needle at the end\n");
+    let args = json!({"query": "needle"});
+    let flags = [
+        "--include",
+        "**",
+        "--max-scan-bytes",
+        "16384",
+        "--log-level",
+        "trace",
+    ];
+
+    // Unchanged: pages resume on the verdicts judged ahead and find what a fresh scan finds.
+    let mut server = Server::start(tree.path(), &flags);
+    let found = server.collect("search_text", args.clone());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["path"], "lib/f30.txt");
+    let (_, log) = server.close();
+    assert!(log.contains("judging ahead"), "no page judged ahead: {log}");
+
+    // Changed after being judged: the next page is stale, and a new traversal sees the change.
+    let mut server = Server::start(tree.path(), &flags);
+    let cursor = next_cursor(&mut server, "search_text", args.clone());
+    std::thread::sleep(std::time::Duration::from_millis(200)); // the judging ahead has run
+    tree.put("lib/f09.txt", format!("{hay}needle planted\n"));
+    assert_eq!(
+        continued(&mut server, "search_text", &args, &cursor),
+        Err(STALE.to_owned())
+    );
+    let found = server.collect("search_text", args.clone());
+    let paths: Vec<&str> = found.iter().map(|i| i["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["lib/f09.txt", "lib/f30.txt"]);
+}

@@ -56,7 +56,8 @@ pub const MAX_PAGE_ITEMS: u64 = 200;
 /// One root with its cursor codec and caches.
 #[derive(Debug)]
 pub struct Engine {
-    root: Root,
+    /// Shared with the judging that runs ahead of a search's next page.
+    root: Arc<Root>,
     codec: CursorCodec,
     deterministic: bool,
     digests: Mutex<DigestCache>,
@@ -74,6 +75,8 @@ pub struct Engine {
     found: memo::Memo<Arc<find::Found>>,
     /// The cursor state of `search_text` over a scope, per reused inventory.
     scan_states: memo::Memo<String>,
+    /// What `search_text` judged of each file, per reused inventory and search.
+    verdicts: memo::Memo<Arc<search_ahead::Verdicts>>,
 }
 
 impl Engine {
@@ -96,11 +99,12 @@ impl Engine {
             listing_states: memo::Memo::default(),
             found: memo::Memo::default(),
             scan_states: memo::Memo::default(),
+            verdicts: memo::Memo::default(),
             fitter: Fitter {
                 max_result_bytes: limits.max_result_bytes,
                 envelope_bytes,
             },
-            root,
+            root: Arc::new(root),
             codec,
             deterministic,
         }

@@ -5,11 +5,13 @@
 //! when every file is done; an empty page with a cursor is a progress page. A file whose
 //! opening 8 KiB hold a line with both a NUL and invalid UTF-8 is skipped as binary.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::cursor::{scope_of, state_of};
 use super::digest::HashBudget;
-use super::search_ahead::Ahead;
+use super::search_ahead::{Ahead, Verdicts};
 use super::utf8::valid_prefix;
 use super::{Candidate, Engine, EngineError, Limit, MAX_PAGE_ITEMS, Page, Terms};
 use crate::root::{FileEntry, ReadFile, RelPath, RootError};
@@ -144,7 +146,13 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn new(terms: &'a Terms, files: &'a [FileEntry], limit: u64, budget: u64) -> Scan<'a> {
+    fn new(
+        terms: &'a Terms,
+        files: &'a [FileEntry],
+        verdicts: Arc<Verdicts>,
+        limit: u64,
+        budget: u64,
+    ) -> Scan<'a> {
         let keep = terms.longest().saturating_sub(1);
         Scan {
             terms,
@@ -155,7 +163,7 @@ impl<'a> Scan<'a> {
             scanned: 0,
             items: Vec::new(),
             buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + keep],
-            ahead: Ahead::new(),
+            ahead: Ahead::new(verdicts),
         }
     }
 }
@@ -203,8 +211,23 @@ impl Engine {
                 p
             }
         };
-        let mut scan = Scan::new(terms, &files, limit, self.root.limits().max_scan_bytes);
+        let verdicts = self.verdicts.get_or(&files, &scope, || {
+            Ok::<_, EngineError>(Arc::new(Verdicts::new(files.len())))
+        })?;
+        let budget = self.root.limits().max_scan_bytes;
+        let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget);
         let end = self.scan(&mut scan, start)?;
+        // The files the next page will reach are judged while this one travels.
+        if let Some(next) = end {
+            let from = next.file as usize + usize::from(next.offset > 0);
+            verdicts.judge_ahead(
+                self.root.clone(),
+                terms.clone(),
+                files.clone(),
+                from,
+                budget,
+            );
+        }
         self.fitter.fit(
             scan.items,
             &start.to_value(),
@@ -252,7 +275,7 @@ impl Engine {
                 let room = scan.budget - scan.scanned;
                 if let Some(charge) =
                     scan.ahead
-                        .clean(self, scan.terms, scan.files, pos.file as usize, room)
+                        .clean(&self.root, scan.terms, scan.files, pos.file as usize, room)
                     && charge <= room
                 {
                     scan.scanned += charge;
@@ -733,7 +756,8 @@ mod tests {
         budget: u64,
         start: Position,
     ) -> Outcome {
-        let mut scan = Scan::new(terms, files, limit, budget);
+        let verdicts = Arc::new(Verdicts::new(files.len()));
+        let mut scan = Scan::new(terms, files, verdicts, limit, budget);
         let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((

@@ -5,102 +5,298 @@
 //! the ordered scan charges such a file its bytes without reading it again. A file that may
 //! hold a term (or that could not be judged) is scanned in order as before, so pages, positions
 //! and charges are exactly those of a scan that reads every file itself.
+//!
+//! The verdicts belong to one walk and one set of terms ([`Verdicts`], kept by the engine for
+//! as long as the walk is reused), so they outlive a page: when a page ends, the pool goes on
+//! judging the files the next page will reach while the client reads the answer and asks
+//! again. A verdict stays true while the walk does: any change under the root drops the walk
+//! (see `root::remember`), and the next page, which walks again, starts from new verdicts.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
+use super::Terms;
 use super::search::{SCAN_BLOCK, is_binary};
-use super::{Engine, Terms};
-use crate::root::FileEntry;
+use crate::root::{FileEntry, Root};
 
 /// Files judged by the first batch of a page; each later batch doubles, up to [`MAX_BATCH`],
 /// so a page that fills after a few files judges few files it never reaches.
 const FIRST_BATCH: usize = 4;
 /// Most files judged at once.
 const MAX_BATCH: usize = 256;
+/// Files the judging ahead of the next page hands the pool at once: small, so the page that
+/// waits for a verdict waits for a few files, not for the whole run.
+const AHEAD_CHUNK: usize = 16;
 /// Bytes read at a time while judging.
 const READ_BYTES: usize = 256 * 1024;
+/// Longest a page waits for the pool's verdict on a file before judging it itself; the wait
+/// is ended early by every verdict that lands, so this only bounds a lost wake-up.
+const WAIT_SLICE: Duration = Duration::from_millis(5);
 
-/// The verdicts for a run of files, from `from` on.
+/// A verdict not reached yet.
+const UNKNOWN: u64 = 0;
+/// The file must be scanned in order.
+const SCAN: u64 = 1;
+/// A clean file is stored as `CLEAN + charge`.
+const CLEAN: u64 = 2;
+
+/// What is known of each file of one walk for one search.
+pub(super) struct Verdicts {
+    /// Per file: [`UNKNOWN`], [`SCAN`], or [`CLEAN`] plus the bytes the ordered scan would
+    /// charge for it.
+    slots: Vec<AtomicU64>,
+    /// The files `[from, to)` the pool is judging ahead of the next page, if any.
+    running: Mutex<Option<(usize, usize)>>,
+    /// Signalled whenever verdicts land or the judging ahead ends.
+    landed: Condvar,
+    /// Set once a batch found no clean file: judging then only reads twice what the ordered
+    /// scan reads anyway, so it stops for this search.
+    off: AtomicBool,
+}
+
+impl std::fmt::Debug for Verdicts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verdicts")
+            .field("files", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verdicts {
+    /// Nothing known yet of `files` files.
+    pub(super) fn new(files: usize) -> Verdicts {
+        Verdicts {
+            slots: (0..files).map(|_| AtomicU64::new(UNKNOWN)).collect(),
+            running: Mutex::new(None),
+            landed: Condvar::new(),
+            off: AtomicBool::new(false),
+        }
+    }
+
+    /// `None` while unknown; else `Some(Some(charge))` for a clean file and `Some(None)` for
+    /// one to scan in order.
+    fn get(&self, index: usize) -> Option<Option<u64>> {
+        match self.slots.get(index)?.load(Ordering::Acquire) {
+            UNKNOWN => None,
+            SCAN => Some(None),
+            clean => Some(Some(clean - CLEAN)),
+        }
+    }
+
+    fn set(&self, index: usize, verdict: Option<u64>) {
+        let code = verdict.map_or(SCAN, |charge| charge.saturating_add(CLEAN));
+        if let Some(slot) = self.slots.get(index) {
+            slot.store(code, Ordering::Release);
+        }
+    }
+
+    fn running(&self) -> MutexGuard<'_, Option<(usize, usize)>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The verdict on `index` once the judging ahead that covers it reaches it; `None` when
+    /// no judging ahead covers it (or it ended without a verdict).
+    fn wait_for(&self, index: usize) -> Option<Option<u64>> {
+        // A pool thread must not wait for work queued behind itself.
+        if rayon::current_thread_index().is_some() {
+            return None;
+        }
+        let mut running = self.running();
+        loop {
+            if let Some(verdict) = self.get(index) {
+                return Some(verdict);
+            }
+            match *running {
+                Some((from, to)) if (from..to).contains(&index) => {}
+                _ => return None,
+            }
+            running = self
+                .landed
+                .wait_timeout(running, WAIT_SLICE)
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Judges, on the pool and without waiting, the unjudged files from `from` whose sizes
+    /// add up to `bytes`: what the next page will scan. Does nothing while such judging runs
+    /// or once judging is off.
+    pub(super) fn judge_ahead(
+        self: &Arc<Self>,
+        root: Arc<Root>,
+        terms: Terms,
+        files: Arc<Vec<FileEntry>>,
+        from: usize,
+        bytes: u64,
+    ) {
+        if self.off.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(pool) = crate::workers::pool() else {
+            return;
+        };
+        let mut to = from;
+        let mut total = 0u64;
+        while to < files.len() && total < bytes {
+            total = total.saturating_add(files[to].identity.size);
+            to += 1;
+        }
+        if (from..to).all(|i| self.get(i).is_some()) {
+            return;
+        }
+        {
+            let mut running = self.running();
+            if running.is_some() {
+                return;
+            }
+            *running = Some((from, to));
+        }
+        tracing::trace!(from, to, "judging ahead");
+        let verdicts = self.clone();
+        pool.spawn(move || {
+            let keep = terms.longest().saturating_sub(1);
+            let mut start = from;
+            while start < to && !verdicts.off.load(Ordering::Relaxed) {
+                let end = (start + AHEAD_CHUNK).min(to);
+                verdicts.judge_run(&root, &terms, &files, start, end, keep);
+                start = end;
+            }
+            *verdicts.running() = None;
+            verdicts.landed.notify_all();
+        });
+    }
+
+    /// Judges the unjudged files of `files[from..to]` on the current pool and records the
+    /// verdicts; returns how many were judged and how many of those were clean.
+    fn judge_run(
+        &self,
+        root: &Root,
+        terms: &Terms,
+        files: &[FileEntry],
+        from: usize,
+        to: usize,
+        keep: usize,
+    ) -> (usize, usize) {
+        let pending: Vec<usize> = (from..to).filter(|&i| self.get(i).is_none()).collect();
+        let judged: Vec<(usize, Option<u64>)> = pending
+            .par_iter()
+            .map(|&i| {
+                (
+                    i,
+                    with_buffer(READ_BYTES + keep, |buf| {
+                        judge(root, terms, &files[i], buf, keep)
+                    }),
+                )
+            })
+            .collect();
+        let clean = judged.iter().filter(|(_, v)| v.is_some()).count();
+        for &(i, verdict) in &judged {
+            self.set(i, verdict);
+        }
+        // Taking the lock orders these stores before a waiter's next look.
+        drop(self.running());
+        self.landed.notify_all();
+        (judged.len(), clean)
+    }
+}
+
+/// One page's use of the verdicts: how many files its next batch judges.
 pub(super) struct Ahead {
-    from: usize,
-    /// For each file: `Some(bytes)` when scanning it whole would report nothing and charge
-    /// `bytes`; `None` when it must be scanned in order.
-    verdicts: Vec<Option<u64>>,
-    /// Files the next batch judges; 0 once a batch found no clean file, when judging ahead
-    /// only reads twice what the ordered scan reads anyway.
+    verdicts: Arc<Verdicts>,
     batch: usize,
 }
 
 impl Ahead {
-    pub(super) fn new() -> Ahead {
+    pub(super) fn new(verdicts: Arc<Verdicts>) -> Ahead {
         Ahead {
-            from: 0,
-            verdicts: Vec::new(),
+            verdicts,
             batch: FIRST_BATCH,
         }
     }
 
     /// What scanning `files[index]` whole would charge when it is sure to report nothing;
-    /// judges the next batch when `index` is past the last one. A batch stops before the files
-    /// whose sizes add up past `room`, the bytes the page may still scan.
+    /// judges the next batch when nothing is known of `index` yet. A batch stops before the
+    /// files whose sizes add up past `room`, the bytes the page may still scan.
     pub(super) fn clean(
         &mut self,
-        engine: &Engine,
+        root: &Root,
         terms: &Terms,
         files: &[FileEntry],
         index: usize,
         room: u64,
     ) -> Option<u64> {
-        if index < self.from || index >= self.from + self.verdicts.len() {
-            if self.batch == 0 {
-                return None;
-            }
-            let mut end = index + 1;
-            let mut bytes = files[index].identity.size;
-            while end < files.len() && end - index < self.batch {
-                bytes = bytes.saturating_add(files[end].identity.size);
-                if bytes > room {
-                    break;
-                }
-                end += 1;
-            }
-            self.from = index;
-            let keep = terms.longest().saturating_sub(1);
-            let judge = || -> Vec<Option<u64>> {
-                files[index..end]
-                    .par_iter()
-                    .map_init(
-                        || vec![0u8; READ_BYTES + keep],
-                        |buf, entry| judge(engine, terms, entry, buf, keep),
-                    )
-                    .collect()
-            };
-            self.verdicts = match crate::workers::pool() {
-                Some(pool) => pool.install(judge),
-                None => judge(),
-            };
-            // Grow while most files judged are clean; stop when none was.
-            let clean = self.verdicts.iter().filter(|v| v.is_some()).count();
-            self.batch = match clean {
-                0 => 0,
-                n if 2 * n >= self.verdicts.len() => (self.batch * 2).min(MAX_BATCH),
-                _ => self.batch,
-            };
+        let verdicts = &self.verdicts;
+        if let Some(verdict) = verdicts.get(index) {
+            return verdict;
         }
-        self.verdicts[index - self.from]
+        if verdicts.off.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(verdict) = verdicts.wait_for(index) {
+            return verdict;
+        }
+        let mut end = index + 1;
+        let mut bytes = files[index].identity.size;
+        while end < files.len() && end - index < self.batch {
+            bytes = bytes.saturating_add(files[end].identity.size);
+            if bytes > room {
+                break;
+            }
+            end += 1;
+        }
+        let keep = terms.longest().saturating_sub(1);
+        let run = || verdicts.judge_run(root, terms, files, index, end, keep);
+        let (judged, clean) = match crate::workers::pool() {
+            Some(pool) => pool.install(run),
+            None => run(),
+        };
+        // Grow while most files judged are clean; stop when none was.
+        self.batch = match clean {
+            0 if judged > 0 => {
+                verdicts.off.store(true, Ordering::Relaxed);
+                0
+            }
+            n if 2 * n >= judged => (self.batch * 2).min(MAX_BATCH),
+            _ => self.batch,
+        };
+        verdicts.get(index).flatten()
     }
+}
+
+/// Runs `work` with this thread's read buffer, at least `len` bytes long: allocated (and
+/// zeroed) once per thread rather than once per batch.
+fn with_buffer<T>(len: usize, work: impl FnOnce(&mut [u8]) -> T) -> T {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut buffer) => {
+            if buffer.len() < len {
+                buffer.resize(len, 0);
+            }
+            work(&mut buffer[..len])
+        }
+        // Re-entered on this thread (a judge waiting in the pool ran another): a buffer of
+        // its own.
+        Err(_) => work(&mut vec![0u8; len]),
+    })
 }
 
 /// `Some(charge)` when `entry` is a binary file (charged its sniff) or a text file holding no
 /// term anywhere (charged its sniff and its size), read unchanged; `None` otherwise.
 fn judge(
-    engine: &Engine,
+    root: &Root,
     terms: &Terms,
     entry: &FileEntry,
     buf: &mut [u8],
     keep: usize,
 ) -> Option<u64> {
-    let file = engine.root.open_entry(entry).ok()?;
+    let file = root.open_entry(entry).ok()?;
     let size = file.size();
     if size == 0 {
         return Some(0);
