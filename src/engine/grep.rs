@@ -195,15 +195,25 @@ impl Engine {
 /// The one searcher configuration of every grep pass (the prefilter asks for no context): raw
 /// bytes, no BOM transcoding, lines ended by `\n` or `\r\n`, a line's buffer bounded.
 fn searcher(context: usize) -> Searcher {
-    SearcherBuilder::new()
+    searcher_builder(context).line_number(true).build()
+}
+
+fn searcher_builder(context: usize) -> SearcherBuilder {
+    let mut builder = SearcherBuilder::new();
+    builder
         .line_terminator(LineTerminator::crlf())
-        .line_number(true)
         .before_context(context)
         .after_context(context)
         .bom_sniffing(false)
         .binary_detection(BinaryDetection::none())
-        .heap_limit(Some(MAX_LINE_BUFFER))
-        .build()
+        .heap_limit(Some(MAX_LINE_BUFFER));
+    builder
+}
+
+/// The prefilter's searcher: [`searcher`] without context or line numbers, which only a
+/// reported line needs.
+fn prefilter_searcher() -> Searcher {
+    searcher_builder(0).line_number(false).build()
 }
 
 /// Files searched ahead, in parallel, for whether they hold a match at all.
@@ -235,15 +245,12 @@ impl Prefilter {
             let judge = || -> Vec<bool> {
                 ahead
                     .par_iter()
-                    .map_init(
-                        || searcher(0),
-                        |searcher, entry| {
-                            named(entry)
-                                && engine
-                                    .open_searched(entry)
-                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
-                        },
-                    )
+                    .map_init(prefilter_searcher, |searcher, entry| {
+                        named(entry)
+                            && engine
+                                .open_searched(entry)
+                                .is_none_or(|file| holds_match(searcher, matcher, &file))
+                    })
                     .collect()
             };
             self.verdicts = match crate::workers::pool() {
@@ -271,7 +278,7 @@ fn holds_match<F: ReadAt + ?Sized>(
         }
     }
     let mut first = First(false);
-    match searcher.search_reader(matcher, TextSource::new(file), &mut first) {
+    match searcher.search_reader(matcher, TextSource::unchecked(file), &mut first) {
         Ok(()) => first.0,
         Err(_) => true,
     }
@@ -354,6 +361,8 @@ struct TextSource<'a, F: ReadAt + ?Sized> {
     offset: u64,
     end: u64,
     utf8: Utf8Check,
+    /// Whether the bytes are checked to be UTF-8 as they are read.
+    check_utf8: bool,
 }
 
 impl<'a, F: ReadAt + ?Sized> TextSource<'a, F> {
@@ -363,6 +372,17 @@ impl<'a, F: ReadAt + ?Sized> TextSource<'a, F> {
             offset: 0,
             end: file.size(),
             utf8: Utf8Check::default(),
+            check_utf8: true,
+        }
+    }
+
+    /// A source that skips the UTF-8 check (the NUL sniff and the BOM still apply), for the
+    /// prefilter: a file that is not text is skipped whether or not it holds a match, so the
+    /// prefilter need not tell.
+    fn unchecked(file: &'a F) -> Self {
+        TextSource {
+            check_utf8: false,
+            ..TextSource::new(file)
         }
     }
 
@@ -384,7 +404,7 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             if self.offset >= self.end {
-                return if self.utf8.is_complete() {
+                return if !self.check_utf8 || self.utf8.is_complete() {
                     Ok(0)
                 } else {
                     Err(not_text())
@@ -414,7 +434,7 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
                     return Err(not_text());
                 }
             }
-            if !self.utf8.feed(bytes) {
+            if self.check_utf8 && !self.utf8.feed(bytes) {
                 return Err(not_text());
             }
             if start == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
