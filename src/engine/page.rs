@@ -12,15 +12,16 @@ use super::digest::hex;
 const PLACEHOLDER_HASH: &str =
     "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
-/// One item a page may return.
+/// One item a page may return. `R` is the tool's position type: it becomes cursor text only
+/// for the one item a page ends on.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub struct Candidate<R = Value> {
     /// The item as it appears in `items`.
     pub item: Value,
     /// The bytes this item contributes to `content_hash`.
     pub hash_bytes: Vec<u8>,
     /// Where the traversal resumes if this is the last item kept.
-    pub resume: Value,
+    pub resume: R,
 }
 
 /// A finished page: `items`, `next_cursor` (absent when the traversal is complete) and
@@ -171,12 +172,12 @@ impl Fitter {
     /// Keeps the longest prefix of `candidates` that fits. `start` is the request's own
     /// position; `end` is the position after the last candidate, or `None` when the last
     /// candidate ends the traversal. `cursor` turns a position into cursor text.
-    pub fn fit(
+    pub fn fit<R>(
         &self,
-        candidates: Vec<Candidate>,
-        start: &Value,
-        end: Option<&Value>,
-        cursor: impl Fn(&Value) -> String,
+        candidates: Vec<Candidate<R>>,
+        start: &R,
+        end: Option<&R>,
+        cursor: impl Fn(&R) -> String,
     ) -> Result<Page, EngineError> {
         let mut raw = vec![0u64; candidates.len() + 1];
         let mut escaped = vec![0u64; candidates.len() + 1];

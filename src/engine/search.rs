@@ -138,7 +138,7 @@ struct Scan<'a> {
     limit: u64,
     budget: u64,
     scanned: u64,
-    items: Vec<Candidate>,
+    items: Vec<Candidate<Position>>,
     /// The read buffer: a carried line tail followed by one read.
     buf: Vec<u8>,
     /// Files judged ahead on the worker pool.
@@ -228,12 +228,9 @@ impl Engine {
                 budget,
             );
         }
-        self.fitter.fit(
-            scan.items,
-            &start.to_value(),
-            end.map(Position::to_value).as_ref(),
-            self.cursor_for(&scope, &state),
-        )
+        let cursor = self.cursor_for(&scope, &state);
+        self.fitter
+            .fit(scan.items, &start, end.as_ref(), |p| cursor(&p.to_value()))
     }
 
     fn search_state(&self, files: &[FileEntry]) -> Result<String, EngineError> {
@@ -469,7 +466,7 @@ impl Engine {
                         hash_bytes: format!("{}\0{}\0{}\n", entry.path, pos.line, text)
                             .into_bytes(),
                         item: json!({ "path": entry.path, "line": pos.line, "text": text }),
-                        resume: resume.to_value(),
+                        resume,
                     });
                     if scan.items.len() as u64 >= scan.limit {
                         *pos = resume;
@@ -532,7 +529,7 @@ mod tests {
         limit: u64,
         budget: u64,
         scanned: u64,
-        items: Vec<Candidate>,
+        items: Vec<Candidate<Position>>,
     }
 
     fn reference_scan(
@@ -649,7 +646,7 @@ mod tests {
                                 hash_bytes: format!("{}\0{}\0{}\n", entry.path, pos.line, text)
                                     .into_bytes(),
                                 item: json!({ "path": entry.path, "line": pos.line, "text": text }),
-                                resume: resume.to_value(),
+                                resume,
                             });
                             if scan.items.len() as u64 >= scan.limit {
                                 *pos = resume;
@@ -761,7 +758,9 @@ mod tests {
         let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((
-            items.map(|c| (c.item, c.hash_bytes, c.resume)).collect(),
+            items
+                .map(|c| (c.item, c.hash_bytes, c.resume.to_value()))
+                .collect(),
             end,
         ))
     }
@@ -785,7 +784,9 @@ mod tests {
         let end = reference_scan(engine, &mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((
-            items.map(|c| (c.item, c.hash_bytes, c.resume)).collect(),
+            items
+                .map(|c| (c.item, c.hash_bytes, c.resume.to_value()))
+                .collect(),
             end,
         ))
     }
