@@ -18,8 +18,9 @@ pub struct Terms {
     case_insensitive: bool,
     /// Leftmost-first: finds the first place any term occurs.
     matcher: AhoCorasick,
-    /// Standard semantics (the occurrence that ends first), built on first use.
-    earliest: std::sync::OnceLock<AhoCorasick>,
+    /// Standard semantics (the occurrence that ends first), built on first use and shared by
+    /// every copy.
+    earliest: std::sync::Arc<std::sync::OnceLock<AhoCorasick>>,
 }
 
 fn automaton(terms: &[String], case_insensitive: bool, kind: MatchKind) -> AhoCorasick {
@@ -68,13 +69,39 @@ pub fn parse_terms(
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(EngineError::CaseInsensitiveInvalid),
     };
+    Ok(compiled(terms, case_insensitive))
+}
+
+/// Most compiled term sets kept for the calls that follow.
+const COMPILED_KEPT: usize = 16;
+
+/// The terms with their automata: built once and kept, since every page of a traversal
+/// names the same terms again and building the automata cost more than a rare-needle page's
+/// scan.
+fn compiled(terms: Vec<String>, case_insensitive: bool) -> Terms {
+    static KEPT: std::sync::Mutex<std::collections::VecDeque<Terms>> =
+        std::sync::Mutex::new(std::collections::VecDeque::new());
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(found) = kept
+        .iter()
+        .find(|t| t.terms == terms && t.case_insensitive == case_insensitive)
+    {
+        return found.clone();
+    }
     let matcher = automaton(&terms, case_insensitive, MatchKind::LeftmostFirst);
-    Ok(Terms {
+    let built = Terms {
         terms,
         case_insensitive,
         matcher,
-        earliest: std::sync::OnceLock::new(),
-    })
+        earliest: std::sync::Arc::default(),
+    };
+    if kept.len() >= COMPILED_KEPT {
+        kept.pop_front();
+    }
+    kept.push_back(built.clone());
+    built
 }
 
 impl Terms {
