@@ -139,6 +139,11 @@ struct Scan<'a> {
     budget: u64,
     scanned: u64,
     items: Vec<Candidate<Position>>,
+    /// The result ceiling, and the least the items so far must take of it (each item's text
+    /// and path appear twice in a result): a page stops once that is over the ceiling, since
+    /// the items after it could not be kept.
+    ceiling: u64,
+    least: u64,
     /// The read buffer: a carried line tail followed by one read.
     buf: Vec<u8>,
     /// Files judged ahead on the worker pool.
@@ -152,6 +157,7 @@ impl<'a> Scan<'a> {
         verdicts: Arc<Verdicts>,
         limit: u64,
         budget: u64,
+        ceiling: u64,
     ) -> Scan<'a> {
         let keep = terms.longest().saturating_sub(1);
         Scan {
@@ -162,9 +168,18 @@ impl<'a> Scan<'a> {
             budget,
             scanned: 0,
             items: Vec::new(),
+            ceiling,
+            least: 0,
             buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + keep],
             ahead: Ahead::new(verdicts),
         }
+    }
+}
+
+impl Scan<'_> {
+    /// Whether the page holds all the items it can.
+    fn full(&self) -> bool {
+        self.items.len() as u64 >= self.limit || self.least > self.ceiling
     }
 }
 
@@ -215,7 +230,8 @@ impl Engine {
             Ok::<_, EngineError>(Arc::new(Verdicts::new(files.len())))
         })?;
         let budget = self.root.limits().max_scan_bytes;
-        let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget);
+        let ceiling = self.fitter.max_result_bytes;
+        let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget, ceiling);
         let end = self.scan(&mut scan, start)?;
         // The files the next page will reach are judged while this one travels.
         if let Some(next) = end {
@@ -264,7 +280,7 @@ impl Engine {
             if pos.file >= count {
                 return Ok(None);
             }
-            if scan.items.len() as u64 >= scan.limit || scan.scanned >= scan.budget {
+            if scan.full() || scan.scanned >= scan.budget {
                 return Ok(Some(pos));
             }
             if pos.offset == 0 {
@@ -462,13 +478,14 @@ impl Engine {
                     None => evidence(file, pos.line_start)?,
                 };
                 if let Some(text) = text {
+                    scan.least += 2 * (entry.path.len() + text.len()) as u64;
                     scan.items.push(Candidate {
                         hash_bytes: format!("{}\0{}\0{}\n", entry.path, pos.line, text)
                             .into_bytes(),
                         item: json!({ "path": entry.path, "line": pos.line, "text": text }),
                         resume,
                     });
-                    if scan.items.len() as u64 >= scan.limit {
+                    if scan.full() {
                         *pos = resume;
                         return Ok(FileScan::Stopped);
                     }
@@ -754,7 +771,7 @@ mod tests {
         start: Position,
     ) -> Outcome {
         let verdicts = Arc::new(Verdicts::new(files.len()));
-        let mut scan = Scan::new(terms, files, verdicts, limit, budget);
+        let mut scan = Scan::new(terms, files, verdicts, limit, budget, u64::MAX);
         let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((
