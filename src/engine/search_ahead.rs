@@ -115,6 +115,10 @@ impl Verdicts {
                 Some((from, to)) if (from..to).contains(&index) => {}
                 _ => return None,
             }
+            // A call past its deadline or cancelled stops waiting; its own scan then fails.
+            if crate::root::check_deadline().is_err() {
+                return None;
+            }
             running = self
                 .landed
                 .wait_timeout(running, WAIT_SLICE)
