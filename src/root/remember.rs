@@ -16,7 +16,7 @@ use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::watch::{MAX_AGE, Watcher};
+use super::watch::{Adder, MAX_AGE, Watcher};
 use super::{FileEntry, ListEntry};
 
 /// Most walks kept at once.
@@ -145,19 +145,30 @@ impl Remembered {
     }
 
     /// Watches a directory a walk is about to read; `false` when its changes could go unseen.
+    /// The watch is added outside the lock, so the threads of a walk add theirs at once.
     pub(super) fn watch_directory(&self, dir: impl AsFd) -> bool {
-        self.lock()
-            .watcher
-            .as_mut()
-            .is_some_and(|w| w.watch_directory(dir))
+        let Some(adder) = self.adder() else {
+            return false;
+        };
+        let wd = adder.watch_directory(dir);
+        self.record(wd)
     }
 
     /// Watches `name` in `dir`, a file with several links, not following a link.
     pub(super) fn watch_entry(&self, dir: impl AsFd, name: &str) -> bool {
-        self.lock()
-            .watcher
-            .as_mut()
-            .is_some_and(|w| w.watch_entry(dir, name))
+        let Some(adder) = self.adder() else {
+            return false;
+        };
+        let wd = adder.watch_entry(dir, name);
+        self.record(wd)
+    }
+
+    fn adder(&self) -> Option<Adder> {
+        self.lock().watcher.as_ref().and_then(Watcher::adder)
+    }
+
+    fn record(&self, wd: Option<i32>) -> bool {
+        self.lock().watcher.as_mut().is_some_and(|w| w.record(wd))
     }
 
     /// Keeps `walked` if the walk that found it was watched throughout (`vouched`) and nothing

@@ -19,6 +19,7 @@
 use std::collections::HashSet;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
@@ -66,7 +67,7 @@ fn file_events() -> WatchFlags {
 /// One inotify instance and the watches it holds.
 #[derive(Debug)]
 pub struct Watcher {
-    fd: OwnedFd,
+    fd: Arc<OwnedFd>,
     /// Watch descriptors held (the kernel gives one per inode, however often it is added).
     watches: HashSet<i32>,
     /// Set once the watcher has missed something it cannot recover (a read error).
@@ -78,34 +79,70 @@ impl Watcher {
     pub fn new() -> Option<Watcher> {
         let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok()?;
         Some(Watcher {
-            fd,
+            fd: Arc::new(fd),
             watches: HashSet::new(),
             broken: false,
         })
     }
 
     /// Watches a directory about to be read; `false` when changes in it could go unseen.
-    pub fn watch_directory(&mut self, dir: impl AsFd) -> bool {
-        self.watch(dir, None, directory_events())
+    #[cfg(test)]
+    fn watch_directory(&mut self, dir: impl AsFd) -> bool {
+        let wd = self.adder().and_then(|adder| adder.watch_directory(dir));
+        self.record(wd)
     }
 
     /// Watches `name` in the directory `dir` (a file with several links), not following a
     /// link; `false` when its changes could go unseen.
-    pub fn watch_entry(&mut self, dir: impl AsFd, name: &str) -> bool {
+    #[cfg(test)]
+    fn watch_entry(&mut self, dir: impl AsFd, name: &str) -> bool {
+        let wd = self.adder().and_then(|adder| adder.watch_entry(dir, name));
+        self.record(wd)
+    }
+
+    /// A handle that adds watches without holding whatever guards this watcher (adding one
+    /// resolves a `/proc` path: the slow part, which threads of one walk can do at once);
+    /// `None` once the watcher is broken or full.
+    pub fn adder(&self) -> Option<Adder> {
+        (!self.broken && self.watches.len() < MAX_WATCHES).then(|| Adder(self.fd.clone()))
+    }
+
+    /// Records a watch an [`Adder`] added; `false` (changes could go unseen) for none, or when
+    /// the watcher broke or filled up meanwhile.
+    pub fn record(&mut self, wd: Option<i32>) -> bool {
+        match wd {
+            Some(wd) if !self.broken && self.watches.len() < MAX_WATCHES => {
+                self.watches.insert(wd);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Adds watches to a [`Watcher`]'s inotify instance; the watcher records what it adds.
+#[derive(Debug)]
+pub struct Adder(Arc<OwnedFd>);
+
+impl Adder {
+    /// Watches a directory about to be read; `None` when changes in it could go unseen.
+    pub fn watch_directory(&self, dir: impl AsFd) -> Option<i32> {
+        self.watch(dir, None, directory_events())
+    }
+
+    /// Watches `name` in `dir` (a file with several links), not following a link.
+    pub fn watch_entry(&self, dir: impl AsFd, name: &str) -> Option<i32> {
         self.watch(dir, Some(name), file_events() | WatchFlags::DONT_FOLLOW)
     }
 
-    fn watch(&mut self, dir: impl AsFd, name: Option<&str>, events: WatchFlags) -> bool {
-        if self.broken || self.watches.len() >= MAX_WATCHES {
-            return false;
-        }
+    fn watch(&self, dir: impl AsFd, name: Option<&str>, events: WatchFlags) -> Option<i32> {
         let dir = dir.as_fd();
         // `f_type`'s integer type differs between platforms.
         #[allow(clippy::unnecessary_cast)]
         let local = rustix::fs::fstatfs(dir)
             .is_ok_and(|fs| LOCAL_FILESYSTEMS.contains(&(fs.f_type as i64)));
         if !local {
-            return false;
+            return None;
         }
         // The descriptor's own name: nothing above it is resolved again.
         let mut path = format!("/proc/self/fd/{}", dir.as_raw_fd());
@@ -113,15 +150,11 @@ impl Watcher {
             path.push('/');
             path.push_str(name);
         }
-        match inotify::add_watch(&self.fd, path.as_str(), events) {
-            Ok(wd) => {
-                self.watches.insert(wd);
-                true
-            }
-            Err(_) => false,
-        }
+        inotify::add_watch(&self.0, path.as_str(), events).ok()
     }
+}
 
+impl Watcher {
     /// Reads every pending event; `true` when anything changed (or may have) since the last
     /// call. Never blocks.
     pub fn changed(&mut self) -> bool {
