@@ -239,4 +239,14 @@ fn files_judged_ahead_of_a_page_do_not_outlive_a_change() {
     let found = server.collect("search_text", args.clone());
     let paths: Vec<&str> = found.iter().map(|i| i["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["lib/f09.txt", "lib/f30.txt"]);
+
+    // Walks that follow links are never kept, so nothing is judged for a next page that would
+    // walk again; the answer is the same.
+    let mut server = Server::start(tree.path(), &[&flags[..], &["--follow-symlinks"]].concat());
+    assert_eq!(server.collect("search_text", args.clone()), found);
+    let (_, log) = server.close();
+    assert!(
+        !log.contains("judging ahead"),
+        "judged for a walk not kept: {log}"
+    );
 }

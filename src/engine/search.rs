@@ -233,8 +233,11 @@ impl Engine {
         let ceiling = self.fitter.max_result_bytes;
         let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget, ceiling);
         let end = self.scan(&mut scan, start)?;
-        // The files the next page will reach are judged while this one travels.
-        if let Some(next) = end {
+        // The files the next page will reach are judged while this one travels, when the
+        // next page will be handed the same walk (and so these verdicts).
+        if let Some(next) = end
+            && self.root.keeps_inventory(&prefix, &files)
+        {
             let from = next.file as usize + usize::from(next.offset > 0);
             verdicts.judge_ahead(
                 self.root.clone(),

@@ -144,6 +144,14 @@ impl Remembered {
         })
     }
 
+    /// Whether `files` is the walk kept for `key`: one a later call will be handed again.
+    pub(super) fn holds(&self, key: &Key, files: &Arc<Vec<FileEntry>>) -> bool {
+        match self.lock().kept.get(key).map(|kept| &kept.walked) {
+            Some(Walked::Files(kept) | Walked::Tree(kept, _)) => Arc::ptr_eq(kept, files),
+            _ => false,
+        }
+    }
+
     /// Watches a directory a walk is about to read; `false` when its changes could go unseen.
     /// The watch is added outside the lock, so the threads of a walk add theirs at once.
     pub(super) fn watch_directory(&self, dir: impl AsFd) -> bool {

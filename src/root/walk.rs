@@ -187,6 +187,13 @@ impl Root {
         Ok(files)
     }
 
+    /// Whether `files`, an [`Root::inventory`] of `scope`, is kept for the calls that follow
+    /// (the watcher vouches for it); work derived from a walk that is not kept is not reused.
+    pub fn keeps_inventory(&self, scope: &RelPath, files: &Arc<Vec<FileEntry>>) -> bool {
+        self.remembered
+            .holds(&Key::Inventory(scope.as_str().to_owned()), files)
+    }
+
     /// Like [`Root::inventory`], and also every directory strictly beneath `scope` that the
     /// walk entered (not excluded, not a link), both in tree order: each level's names sorted,
     /// a directory's contents right after it.
