@@ -12,6 +12,7 @@
 //! again. A verdict stays true while the walk does: any change under the root drops the walk
 //! (see `root::remember`), and the next page, which walks again, starts from new verdicts.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -163,15 +164,19 @@ impl Verdicts {
         tracing::trace!(from, to, "judging ahead");
         let verdicts = self.clone();
         pool.spawn(move || {
+            // Ends the run however the judging ends, so no page waits for it.
+            let _ended = RunEnded(&verdicts);
             let keep = terms.longest().saturating_sub(1);
             let mut start = from;
-            while start < to && !verdicts.off.load(Ordering::Relaxed) {
-                let end = (start + AHEAD_CHUNK).min(to);
-                verdicts.judge_run(&root, &terms, &files, start, end, keep);
-                start = end;
-            }
-            *verdicts.running() = None;
-            verdicts.landed.notify_all();
+            // A panic here would abort the process from a pool job; a run cut short only
+            // leaves files unjudged, which their page judges itself.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                while start < to && !verdicts.off.load(Ordering::Relaxed) {
+                    let end = (start + AHEAD_CHUNK).min(to);
+                    verdicts.judge_run(&root, &terms, &files, start, end, keep);
+                    start = end;
+                }
+            }));
         });
     }
 
@@ -206,6 +211,16 @@ impl Verdicts {
         drop(self.running());
         self.landed.notify_all();
         (judged.len(), clean)
+    }
+}
+
+/// Marks the judging ahead as ended when dropped, and wakes the pages waiting on it.
+struct RunEnded<'a>(&'a Verdicts);
+
+impl Drop for RunEnded<'_> {
+    fn drop(&mut self) {
+        *self.0.running() = None;
+        self.0.landed.notify_all();
     }
 }
 
