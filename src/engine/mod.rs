@@ -7,6 +7,7 @@
 //! level), `find` (paths containing terms), `read` (UTF-8 chunks), `search` (lines containing
 //! terms), `write` (one root-level file).
 
+mod buffer;
 mod cursor;
 mod digest;
 mod edit;

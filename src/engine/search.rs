@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::cursor::{scope_of, state_of};
 use super::digest::HashBudget;
+use super::buffer::ReadBuffer;
 use super::search_ahead::{Ahead, Verdicts};
 use super::utf8::valid_prefix;
 use super::{Candidate, Engine, EngineError, Limit, MAX_PAGE_ITEMS, Page, Terms};
@@ -145,7 +146,7 @@ struct Scan<'a> {
     ceiling: u64,
     least: u64,
     /// The read buffer: a carried line tail followed by one read.
-    buf: Vec<u8>,
+    buf: ReadBuffer,
     /// Files judged ahead on the worker pool.
     ahead: Ahead,
 }
@@ -170,7 +171,7 @@ impl<'a> Scan<'a> {
             items: Vec::new(),
             ceiling,
             least: 0,
-            buf: vec![0; (SCAN_BLOCK * READ_BLOCKS) as usize + keep],
+            buf: ReadBuffer::take((SCAN_BLOCK * READ_BLOCKS) as usize + keep),
             ahead: Ahead::new(verdicts),
         }
     }

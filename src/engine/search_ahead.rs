@@ -20,6 +20,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use super::Terms;
+use super::buffer::ReadBuffer;
 use super::search::{SCAN_BLOCK, is_binary};
 use crate::root::{FileEntry, Root};
 
@@ -195,12 +196,8 @@ impl Verdicts {
         let judged: Vec<(usize, Option<u64>)> = pending
             .par_iter()
             .map(|&i| {
-                (
-                    i,
-                    with_buffer(READ_BYTES + keep, |buf| {
-                        judge(root, terms, &files[i], buf, keep)
-                    }),
-                )
+                let mut buf = ReadBuffer::take(READ_BYTES + keep);
+                (i, judge(root, terms, &files[i], &mut buf, keep))
             })
             .collect();
         let clean = judged.iter().filter(|(_, v)| v.is_some()).count();
@@ -285,25 +282,6 @@ impl Ahead {
         };
         verdicts.get(index).flatten()
     }
-}
-
-/// Runs `work` with this thread's read buffer, at least `len` bytes long: allocated (and
-/// zeroed) once per thread rather than once per batch.
-fn with_buffer<T>(len: usize, work: impl FnOnce(&mut [u8]) -> T) -> T {
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
-        Ok(mut buffer) => {
-            if buffer.len() < len {
-                buffer.resize(len, 0);
-            }
-            work(&mut buffer[..len])
-        }
-        // Re-entered on this thread (a judge waiting in the pool ran another): a buffer of
-        // its own.
-        Err(_) => work(&mut vec![0u8; len]),
-    })
 }
 
 /// `Some(charge)` when `entry` is a binary file (charged its sniff) or a text file holding no
