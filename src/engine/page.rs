@@ -197,6 +197,13 @@ fn string_sizes(text: &str) -> (u64, u64) {
 }
 
 impl Fitter {
+    /// Whether items whose strings hold `text_bytes` bytes in all are more than a page can
+    /// keep: a result carries every string at least twice (in `structuredContent` and in the
+    /// text block), so a page may stop gathering items once this holds.
+    pub fn overflows(&self, text_bytes: u64) -> bool {
+        text_bytes.saturating_mul(2) > self.max_result_bytes
+    }
+
     /// Keeps the longest prefix of `candidates` that fits. `start` is the request's own
     /// position; `end` is the position after the last candidate, or `None` when the last
     /// candidate ends the traversal. `cursor` turns a position into cursor text.

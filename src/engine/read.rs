@@ -85,11 +85,9 @@ impl Engine {
         let mut position = start;
         let mut chunks = Vec::new();
         let mut buf = vec![0u8; READ_CHUNK_BYTES as usize];
-        // A chunk's text appears twice in the result (the JSON text and the structured copy),
-        // so the result holds at least twice the text. Once that exceeds the ceiling, the page
-        // cannot keep the chunk just read: reading on would only be measured and dropped.
-        let ceiling = self.fitter.max_result_bytes;
-        let mut least = 0u64;
+        // Once the chunks read already overflow the page, reading on would only be measured
+        // and dropped.
+        let mut text_bytes = 0u64;
         while position < size && position - start < budget && (chunks.len() as u64) < limit {
             let want = READ_CHUNK_BYTES
                 .min(size - position)
@@ -110,8 +108,8 @@ impl Engine {
                 resume: json!(position + kept as u64),
             });
             position += kept as u64;
-            least += 2 * kept as u64;
-            if least > ceiling {
+            text_bytes += kept as u64;
+            if self.fitter.overflows(text_bytes) {
                 break;
             }
         }

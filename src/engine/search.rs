@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::buffer::ReadBuffer;
 use super::cursor::{scope_of, state_of};
 use super::digest::HashBudget;
-use super::buffer::ReadBuffer;
 use super::search_ahead::{Ahead, Verdicts};
 use super::utf8::valid_prefix;
-use super::{Candidate, Engine, EngineError, Limit, MAX_PAGE_ITEMS, Page, Terms};
+use super::{Candidate, Engine, EngineError, Fitter, Limit, MAX_PAGE_ITEMS, Page, Terms};
 use crate::root::{FileEntry, ReadFile, RelPath, RootError};
 
 /// The size of the binary sniff, and of the scan blocks positions are defined on.
@@ -140,11 +140,10 @@ struct Scan<'a> {
     budget: u64,
     scanned: u64,
     items: Vec<Candidate<Position>>,
-    /// The result ceiling, and the least the items so far must take of it (each item's text
-    /// and path appear twice in a result): a page stops once that is over the ceiling, since
-    /// the items after it could not be kept.
-    ceiling: u64,
-    least: u64,
+    /// What the page's results must fit, and the bytes of the items' paths and texts so far:
+    /// a page stops once those overflow it, since the items after could not be kept.
+    fitter: Fitter,
+    text_bytes: u64,
     /// The read buffer: a carried line tail followed by one read.
     buf: ReadBuffer,
     /// Files judged ahead on the worker pool.
@@ -158,7 +157,7 @@ impl<'a> Scan<'a> {
         verdicts: Arc<Verdicts>,
         limit: u64,
         budget: u64,
-        ceiling: u64,
+        fitter: Fitter,
     ) -> Scan<'a> {
         let keep = terms.longest().saturating_sub(1);
         Scan {
@@ -169,8 +168,8 @@ impl<'a> Scan<'a> {
             budget,
             scanned: 0,
             items: Vec::new(),
-            ceiling,
-            least: 0,
+            fitter,
+            text_bytes: 0,
             buf: ReadBuffer::take((SCAN_BLOCK * READ_BLOCKS) as usize + keep),
             ahead: Ahead::new(verdicts),
         }
@@ -180,7 +179,7 @@ impl<'a> Scan<'a> {
 impl Scan<'_> {
     /// Whether the page holds all the items it can.
     fn full(&self) -> bool {
-        self.items.len() as u64 >= self.limit || self.least > self.ceiling
+        self.items.len() as u64 >= self.limit || self.fitter.overflows(self.text_bytes)
     }
 }
 
@@ -231,8 +230,7 @@ impl Engine {
             Ok::<_, EngineError>(Arc::new(Verdicts::new(files.len())))
         })?;
         let budget = self.root.limits().max_scan_bytes;
-        let ceiling = self.fitter.max_result_bytes;
-        let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget, ceiling);
+        let mut scan = Scan::new(terms, &files, verdicts.clone(), limit, budget, self.fitter);
         let end = self.scan(&mut scan, start)?;
         // The files the next page will reach are judged while this one travels, when the
         // next page will be handed the same walk (and so these verdicts).
@@ -482,7 +480,7 @@ impl Engine {
                     None => evidence(file, pos.line_start)?,
                 };
                 if let Some(text) = text {
-                    scan.least += 2 * (entry.path.len() + text.len()) as u64;
+                    scan.text_bytes += (entry.path.len() + text.len()) as u64;
                     scan.items.push(Candidate {
                         hash_bytes: format!("{}\0{}\0{}\n", entry.path, pos.line, text)
                             .into_bytes(),
@@ -775,7 +773,17 @@ mod tests {
         start: Position,
     ) -> Outcome {
         let verdicts = Arc::new(Verdicts::new(files.len()));
-        let mut scan = Scan::new(terms, files, verdicts, limit, budget, u64::MAX);
+        let mut scan = Scan::new(
+            terms,
+            files,
+            verdicts,
+            limit,
+            budget,
+            Fitter {
+                max_result_bytes: u64::MAX,
+                envelope_bytes: 0,
+            },
+        );
         let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
         let items = scan.items.into_iter();
         Ok((
