@@ -81,7 +81,7 @@ impl FsmcpServer {
             .iter()
             .map(|entry| entry.engine.root().limits().max_call_seconds)
             .max()
-            .unwrap_or(60);
+            .unwrap_or(crate::config::Limits::default().max_call_seconds);
         std::time::Duration::from_secs(seconds)
     }
 
