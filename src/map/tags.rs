@@ -88,6 +88,61 @@ thread_local! {
     static CONTEXT: RefCell<TagsContext> = RefCell::new(TagsContext::new());
 }
 
+/// The tree-sitter grammar of a language with its vendored tags query and our supplement to
+/// it; `None` for Raku, which has no grammar.
+#[must_use]
+pub fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static str, &'static str)> {
+    let (grammar, vendored, supplement): (tree_sitter::Language, _, _) = match language {
+        Language::C => (
+            tree_sitter_c::LANGUAGE.into(),
+            tree_sitter_c::TAGS_QUERY,
+            C_SUPPLEMENT,
+        ),
+        Language::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            tree_sitter_cpp::TAGS_QUERY,
+            CPP_SUPPLEMENT,
+        ),
+        Language::Go => (
+            tree_sitter_go::LANGUAGE.into(),
+            tree_sitter_go::TAGS_QUERY,
+            "",
+        ),
+        Language::Java => (
+            tree_sitter_java::LANGUAGE.into(),
+            tree_sitter_java::TAGS_QUERY,
+            "",
+        ),
+        Language::JavaScript => (
+            tree_sitter_javascript::LANGUAGE.into(),
+            tree_sitter_javascript::TAGS_QUERY,
+            "",
+        ),
+        Language::Python => (
+            tree_sitter_python::LANGUAGE.into(),
+            tree_sitter_python::TAGS_QUERY,
+            "",
+        ),
+        Language::Rust => (
+            tree_sitter_rust::LANGUAGE.into(),
+            tree_sitter_rust::TAGS_QUERY,
+            RUST_SUPPLEMENT,
+        ),
+        Language::TypeScript => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            tree_sitter_typescript::TAGS_QUERY,
+            TYPESCRIPT_SUPPLEMENT,
+        ),
+        Language::Tsx => (
+            tree_sitter_typescript::LANGUAGE_TSX.into(),
+            tree_sitter_typescript::TAGS_QUERY,
+            TYPESCRIPT_SUPPLEMENT,
+        ),
+        Language::Raku => return None,
+    };
+    Some((grammar, vendored, supplement))
+}
+
 /// The tags configuration of a tree-sitter language, built on first use; `None` for Raku
 /// or if the query does not compile (which the tests rule out).
 fn config(language: Language) -> Option<&'static TagsConfiguration> {
@@ -101,65 +156,20 @@ fn config(language: Language) -> Option<&'static TagsConfiguration> {
     static TYPESCRIPT: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
     static TSX: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
 
-    let (cell, grammar, vendored, supplement): (_, tree_sitter::Language, &str, &str) =
-        match language {
-            Language::C => (
-                &C,
-                tree_sitter_c::LANGUAGE.into(),
-                tree_sitter_c::TAGS_QUERY,
-                C_SUPPLEMENT,
-            ),
-            Language::Cpp => (
-                &CPP,
-                tree_sitter_cpp::LANGUAGE.into(),
-                tree_sitter_cpp::TAGS_QUERY,
-                CPP_SUPPLEMENT,
-            ),
-            Language::Go => (
-                &GO,
-                tree_sitter_go::LANGUAGE.into(),
-                tree_sitter_go::TAGS_QUERY,
-                "",
-            ),
-            Language::Java => (
-                &JAVA,
-                tree_sitter_java::LANGUAGE.into(),
-                tree_sitter_java::TAGS_QUERY,
-                "",
-            ),
-            Language::JavaScript => (
-                &JAVASCRIPT,
-                tree_sitter_javascript::LANGUAGE.into(),
-                tree_sitter_javascript::TAGS_QUERY,
-                "",
-            ),
-            Language::Python => (
-                &PYTHON,
-                tree_sitter_python::LANGUAGE.into(),
-                tree_sitter_python::TAGS_QUERY,
-                "",
-            ),
-            Language::Rust => (
-                &RUST,
-                tree_sitter_rust::LANGUAGE.into(),
-                tree_sitter_rust::TAGS_QUERY,
-                RUST_SUPPLEMENT,
-            ),
-            Language::TypeScript => (
-                &TYPESCRIPT,
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-                tree_sitter_typescript::TAGS_QUERY,
-                TYPESCRIPT_SUPPLEMENT,
-            ),
-            Language::Tsx => (
-                &TSX,
-                tree_sitter_typescript::LANGUAGE_TSX.into(),
-                tree_sitter_typescript::TAGS_QUERY,
-                TYPESCRIPT_SUPPLEMENT,
-            ),
-            Language::Raku => return None,
-        };
+    let cell = match language {
+        Language::C => &C,
+        Language::Cpp => &CPP,
+        Language::Go => &GO,
+        Language::Java => &JAVA,
+        Language::JavaScript => &JAVASCRIPT,
+        Language::Python => &PYTHON,
+        Language::Rust => &RUST,
+        Language::TypeScript => &TYPESCRIPT,
+        Language::Tsx => &TSX,
+        Language::Raku => return None,
+    };
     cell.get_or_init(|| {
+        let (grammar, vendored, supplement) = grammar(language)?;
         // The vendored patterns come first: where two patterns tag the same name, the one
         // with the lower index wins, so the supplement only fills gaps.
         let query = format!("{vendored}\n{supplement}");

@@ -1,0 +1,99 @@
+//! How fast can any map of a tree be cold? Times tree-sitter alone over the files a map
+//! reads (bare parses, then parses with the tags pass the map runs), on one thread and on
+//! two, with copies of a file counted once as the map counts them. The map's cold time
+//! cannot beat the bare parse on the machine's cores.
+//!
+//! `cargo bench --bench map_floor -- TREE` (or `scripts/bench-map --floor`).
+
+// The bench reads the tree with std::fs on purpose: it measures the parser, not the server.
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use fsmcp::engine::{MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES};
+use fsmcp::map::Language;
+use fsmcp::map::tags::{extract, grammar, language_of};
+use rayon::prelude::*;
+
+/// Source files below `dir` as the map would read them: by extension, at most
+/// `MAX_SOURCE_BYTES`, UTF-8 without NUL, skipping the directories the map skips.
+fn sources(dir: &Path, into: &mut Vec<(Language, Vec<u8>)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let path = entry.path();
+        if kind.is_dir() {
+            if !name.starts_with('.')
+                && !SKIPPED_DIRECTORIES.contains(&name.as_ref())
+                && !path.join("pyvenv.cfg").exists()
+            {
+                sources(&path, into);
+            }
+        } else if kind.is_file()
+            && let Some(language) = language_of(&name)
+            && entry.metadata().is_ok_and(|m| m.len() <= MAX_SOURCE_BYTES)
+            && let Ok(bytes) = std::fs::read(&path)
+            && std::str::from_utf8(&bytes).is_ok()
+            && !bytes.contains(&0)
+        {
+            into.push((language, bytes));
+        }
+    }
+}
+
+fn parse(language: Language, source: &[u8]) {
+    if let Some((language, _, _)) = grammar(language) {
+        let mut parser = tree_sitter::Parser::new();
+        if parser.set_language(&language).is_ok() {
+            std::hint::black_box(parser.parse(source, None));
+        }
+    }
+}
+
+fn main() {
+    let Some(tree) = std::env::args().skip(1).find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: cargo bench --bench map_floor -- TREE");
+        std::process::exit(2);
+    };
+    let mut files = Vec::new();
+    sources(&PathBuf::from(&tree), &mut files);
+    let mut seen = HashSet::new();
+    files.retain(|(language, bytes)| seen.insert((*language, bytes.clone())));
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    println!(
+        "{} distinct source files, {:.1} MB",
+        files.len(),
+        bytes as f64 / 1e6
+    );
+    for threads in [1, 2] {
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
+            continue;
+        };
+        for (what, tags) in [("parse alone", false), ("parse and tags", true)] {
+            let started = Instant::now();
+            pool.install(|| {
+                files.par_iter().for_each(|(language, source)| {
+                    if tags {
+                        std::hint::black_box(extract(*language, source));
+                    } else {
+                        parse(*language, source);
+                    }
+                });
+            });
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "{threads} thread(s), {what:<14} {:7.0} ms  {:5.1} MB/s",
+                seconds * 1000.0,
+                bytes as f64 / seconds / 1e6
+            );
+        }
+    }
+}
