@@ -50,9 +50,9 @@ fn sources(dir: &Path, into: &mut Vec<(Language, Vec<u8>)>) {
 }
 
 fn parse(language: Language, source: &[u8]) {
-    if let Some((language, _, _)) = grammar(language) {
+    if let Some(grammar) = grammar(language) {
         let mut parser = tree_sitter::Parser::new();
-        if parser.set_language(&language).is_ok() {
+        if parser.set_language(&grammar.language).is_ok() {
             std::hint::black_box(parser.parse(source, None));
         }
     }

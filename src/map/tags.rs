@@ -88,11 +88,20 @@ thread_local! {
     static CONTEXT: RefCell<TagsContext> = RefCell::new(TagsContext::new());
 }
 
-/// The tree-sitter grammar of a language with its vendored tags query and our supplement to
-/// it; `None` for Raku, which has no grammar.
+/// A tree-sitter grammar and the tags query the map runs with it.
+pub struct Grammar {
+    /// The grammar.
+    pub language: tree_sitter::Language,
+    /// The grammar crate's own tags query.
+    pub vendored_query: &'static str,
+    /// Patterns appended to it where it falls short (see `queries/`); may be empty.
+    pub supplement: &'static str,
+}
+
+/// The tree-sitter grammar of a language; `None` for Raku, which has no grammar.
 #[must_use]
-pub fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static str, &'static str)> {
-    let (grammar, vendored, supplement): (tree_sitter::Language, _, _) = match language {
+pub fn grammar(language: Language) -> Option<Grammar> {
+    let (grammar, vendored_query, supplement): (tree_sitter::Language, _, _) = match language {
         Language::C => (
             tree_sitter_c::LANGUAGE.into(),
             tree_sitter_c::TAGS_QUERY,
@@ -140,7 +149,11 @@ pub fn grammar(language: Language) -> Option<(tree_sitter::Language, &'static st
         ),
         Language::Raku => return None,
     };
-    Some((grammar, vendored, supplement))
+    Some(Grammar {
+        language: grammar,
+        vendored_query,
+        supplement,
+    })
 }
 
 /// The tags configuration of a tree-sitter language, built on first use; `None` for Raku
@@ -169,11 +182,11 @@ fn config(language: Language) -> Option<&'static TagsConfiguration> {
         Language::Raku => return None,
     };
     cell.get_or_init(|| {
-        let (grammar, vendored, supplement) = grammar(language)?;
+        let grammar = grammar(language)?;
         // The vendored patterns come first: where two patterns tag the same name, the one
         // with the lower index wins, so the supplement only fills gaps.
-        let query = format!("{vendored}\n{supplement}");
-        match TagsConfiguration::new(grammar, &query, "") {
+        let query = format!("{}\n{}", grammar.vendored_query, grammar.supplement);
+        match TagsConfiguration::new(grammar.language, &query, "") {
             Ok(config) => Some(config),
             Err(error) => {
                 tracing::warn!(?language, %error, "tags query does not compile");
