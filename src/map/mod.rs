@@ -10,7 +10,8 @@ pub mod render;
 pub mod symbols;
 pub mod tags;
 
-/// A language the map can read.
+/// A language the map can read. Raku, the one without a grammar, stays last: the tags
+/// configurations are kept by declaration order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Language {
     /// C (`.c`, `.h`).

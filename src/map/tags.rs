@@ -159,28 +159,11 @@ pub fn grammar(language: Language) -> Option<Grammar> {
 /// The tags configuration of a tree-sitter language, built on first use; `None` for Raku
 /// or if the query does not compile (which the tests rule out).
 fn config(language: Language) -> Option<&'static TagsConfiguration> {
-    static C: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static CPP: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static GO: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static JAVA: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static JAVASCRIPT: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static PYTHON: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static RUST: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static TYPESCRIPT: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-    static TSX: OnceLock<Option<TagsConfiguration>> = OnceLock::new();
-
-    let cell = match language {
-        Language::C => &C,
-        Language::Cpp => &CPP,
-        Language::Go => &GO,
-        Language::Java => &JAVA,
-        Language::JavaScript => &JAVASCRIPT,
-        Language::Python => &PYTHON,
-        Language::Rust => &RUST,
-        Language::TypeScript => &TYPESCRIPT,
-        Language::Tsx => &TSX,
-        Language::Raku => return None,
-    };
+    // One slot per language in declaration order, Raku last (its slot stays `None`).
+    const LANGUAGES: usize = Language::Raku as usize + 1;
+    static CONFIGS: [OnceLock<Option<TagsConfiguration>>; LANGUAGES] =
+        [const { OnceLock::new() }; LANGUAGES];
+    let cell = CONFIGS.get(language as usize)?;
     cell.get_or_init(|| {
         let grammar = grammar(language)?;
         // The vendored patterns come first: where two patterns tag the same name, the one
