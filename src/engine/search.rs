@@ -174,9 +174,7 @@ impl<'a> Scan<'a> {
             ahead: Ahead::new(verdicts),
         }
     }
-}
 
-impl Scan<'_> {
     /// Whether the page holds all the items it can.
     fn full(&self) -> bool {
         self.items.len() as u64 >= self.limit || self.fitter.overflows(self.text_bytes)

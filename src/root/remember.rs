@@ -153,29 +153,22 @@ impl Remembered {
     }
 
     /// Watches a directory a walk is about to read; `false` when its changes could go unseen.
-    /// The watch is added outside the lock, so the threads of a walk add theirs at once.
     pub(super) fn watch_directory(&self, dir: impl AsFd) -> bool {
-        let Some(adder) = self.adder() else {
-            return false;
-        };
-        let wd = adder.watch_directory(dir);
-        self.record(wd)
+        self.watch(|adder| adder.watch_directory(dir))
     }
 
     /// Watches `name` in `dir`, a file with several links, not following a link.
     pub(super) fn watch_entry(&self, dir: impl AsFd, name: &str) -> bool {
-        let Some(adder) = self.adder() else {
+        self.watch(|adder| adder.watch_entry(dir, name))
+    }
+
+    /// Adds a watch outside the lock (so the threads of a walk add theirs at once) and records
+    /// it under the lock; `false` when none was added.
+    fn watch(&self, add: impl FnOnce(&Adder) -> Option<i32>) -> bool {
+        let Some(adder) = self.lock().watcher.as_ref().and_then(Watcher::adder) else {
             return false;
         };
-        let wd = adder.watch_entry(dir, name);
-        self.record(wd)
-    }
-
-    fn adder(&self) -> Option<Adder> {
-        self.lock().watcher.as_ref().and_then(Watcher::adder)
-    }
-
-    fn record(&self, wd: Option<i32>) -> bool {
+        let wd = add(&adder);
         self.lock().watcher.as_mut().is_some_and(|w| w.record(wd))
     }
 
