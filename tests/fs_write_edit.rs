@@ -601,3 +601,82 @@ fn a_read_then_an_edit_of_its_text_round_trips() {
         b"- buy milk\r\n- feed the yak twice\r\n"
     );
 }
+
+// ---- an edit's size ---------------------------------------------------------------------------
+
+/// Caps the server's address space, so an edit that tried to build its result in memory would
+/// abort the server instead of taking the machine's memory.
+fn cap_address_space(server: &Server, bytes: u64) {
+    let pid = rustix::process::Pid::from_raw(server.pid() as i32).expect("a child pid");
+    let limit = rustix::process::Rlimit {
+        current: Some(bytes),
+        maximum: Some(bytes),
+    };
+    rustix::process::prlimit(Some(pid), rustix::process::Resource::As, limit)
+        .expect("set the server's address-space limit");
+}
+
+#[test]
+fn a_replace_all_may_grow_a_file_by_no_more_than_the_write_limit() {
+    let before = "a".repeat(64 << 10);
+    let tree = Tree::new().file("big.txt", &before);
+    let mut server = fs_server(&tree);
+    cap_address_space(&server, 1 << 30);
+    // 65,536 matches of "a" by 1,000 bytes would be 65.5 MB; by 100 KB, 6.5 GB.
+    for (new, grown) in [
+        ("x".repeat(1_000), 65_536u64 * 999),
+        ("y".repeat(100_000), 65_536 * 99_999),
+    ] {
+        assert_eq!(
+            fs_error(
+                &mut server,
+                "fs_edit",
+                json!({"path": "big.txt", "old-string": "a", "new-string": new, "replace-all": true})
+            ),
+            format!(
+                "The edit would add {grown} bytes to 'big.txt', more than the 65536-byte write limit; replace fewer occurrences or a shorter text"
+            )
+        );
+    }
+    // One replacement larger than a write may send is refused the same way.
+    let tree_small = "needle\n";
+    tree.put("small.txt", tree_small);
+    let message = fs_error(
+        &mut server,
+        "fs_edit",
+        json!({"path": "small.txt", "old-string": "needle", "new-string": "z".repeat(70_000)}),
+    );
+    assert!(
+        message.starts_with("The edit would add 69994 bytes"),
+        "{message}"
+    );
+    assert_eq!(tree.bytes("big.txt"), before.as_bytes());
+    assert_eq!(tree.bytes("small.txt"), tree_small.as_bytes());
+    // The server is alive, and an edit within the limit still goes through.
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "small.txt", "old-string": "needle", "new-string": "pin"})
+        ),
+        "Replaced 1 occurrence in 'small.txt'; wrote 4 bytes"
+    );
+}
+
+#[test]
+fn a_file_larger_than_the_write_limit_stays_editable() {
+    let before = format!("{}\nfn main() {{}}\n", "// filler\n".repeat(20_000));
+    let tree = Tree::new().file("src/main.rs", &before);
+    let mut server = fs_server(&tree);
+    let expected = before.replace("fn main() {}", "fn main() { run(); }");
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "src/main.rs", "old-string": "fn main() {}", "new-string": "fn main() { run(); }"})
+        ),
+        format!(
+            "Replaced 1 occurrence in 'src/main.rs'; wrote {} bytes",
+            expected.len()
+        )
+    );
+    assert_eq!(tree.bytes("src/main.rs"), expected.as_bytes());
+}

@@ -92,6 +92,15 @@ impl Engine {
         if count > 1 && !replace_all {
             return Err(FsError::ManyOccurrences(count, given.to_owned()).into());
         }
+        // The result's size is known before it is built: an edit may grow the file by no more
+        // than a write may send, so a short `new-string` repeated cannot exhaust memory.
+        let grown = (new.len() as u64)
+            .saturating_sub(old.len() as u64)
+            .saturating_mul(count as u64);
+        let limit = self.root().limits().max_write_bytes;
+        if grown > limit {
+            return Err(FsError::EditTooLarge(given.to_owned(), grown, limit).into());
+        }
         let replaced = if replace_all {
             body.replace(old, new)
         } else {

@@ -163,6 +163,11 @@ pub enum FsError {
     /// An empty `old-string`.
     #[error("'old-string' is empty; quote the text to replace")]
     EmptyOldString,
+    /// An edit that would grow the file by more than `--max-write-bytes`.
+    #[error(
+        "The edit would add {1} bytes to '{0}', more than the {2}-byte write limit; replace fewer occurrences or a shorter text"
+    )]
+    EditTooLarge(String, u64, u64),
     /// `old-string` equal to `new-string`.
     #[error("'old-string' and 'new-string' are identical; nothing would change")]
     IdenticalStrings,
