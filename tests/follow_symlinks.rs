@@ -174,3 +174,95 @@ fn a_followed_link_never_leads_into_an_excluded_directory() {
     );
     assert!(tree.join("root/a.txt").exists());
 }
+
+/// `--include 'src/**'` with links inside the selection to a file and a directory it does
+/// not select.
+fn half_selected() -> (Tree, Server) {
+    let tree = Tree::new()
+        .file("src/main.rs", "fn main() {}\n")
+        .file("secret/s.txt", "SECRET-MARKER\n")
+        .symlink("src/l", "../secret/s.txt")
+        .symlink("src/dl", "../secret")
+        .symlink("src/ok", "main.rs");
+    let server = Server::start(
+        tree.path(),
+        &["--include", "src/**", "--follow-symlinks", "--tools", "fs"],
+    );
+    (tree, server)
+}
+
+#[test]
+fn a_followed_link_is_held_to_its_targets_selection_for_writes_as_for_reads() {
+    let (tree, mut server) = half_selected();
+    let before = support::race::tree_state(tree.path());
+    let unserved = |path: &str| format!("'{path}' is not served by this root");
+    let no_write = |path: &str| {
+        format!("'{path}' is not served by this root; a file written there could not be read back")
+    };
+    let secret_digest = support::sha256_hex("SECRET-MARKER\n");
+    for (tool, args, expected) in [
+        ("fs_read", json!({"path": "src/l"}), unserved("src/l")),
+        (
+            "fs_read",
+            json!({"path": "src/dl/s.txt"}),
+            unserved("src/dl/s.txt"),
+        ),
+        (
+            "fs_stat",
+            json!({"path": "src/dl/s.txt"}),
+            unserved("src/dl/s.txt"),
+        ),
+        (
+            "fs_write",
+            json!({"path": "src/l", "content": "x"}),
+            no_write("src/l"),
+        ),
+        (
+            "fs_write",
+            json!({"path": "src/dl/new.txt", "content": "x"}),
+            no_write("src/dl/new.txt"),
+        ),
+        (
+            "fs_mkdir",
+            json!({"path": "src/dl/x"}),
+            no_write("src/dl/x"),
+        ),
+        (
+            "fs_edit",
+            json!({"path": "src/l", "old-string": "SECRET", "new-string": "x"}),
+            unserved("src/l"),
+        ),
+        // A conditional write is refused before any revision is compared, so the message
+        // carries nothing about the unserved file.
+        (
+            "fs_write",
+            json!({"path": "src/l", "content": "x", "_expected-revisions": {"path": "sha256-v1:absent"}}),
+            no_write("src/l"),
+        ),
+        (
+            "fs_mkdir",
+            json!({"path": "src/dl/y", "_expected-revisions": {"path": "sha256-v1:absent"}}),
+            no_write("src/dl/y"),
+        ),
+    ] {
+        let result = server.call_result(tool, args.clone());
+        assert_eq!(result["isError"], true, "{tool} {args}: {result}");
+        let message = text(&result);
+        assert_eq!(message, expected, "{tool} {args}");
+        assert!(!message.contains(&secret_digest), "{message}");
+    }
+    assert_eq!(
+        support::race::tree_state(tree.path()),
+        before,
+        "nothing changed"
+    );
+    // A link that stays inside the selection still works both ways.
+    let read = server.call_result("fs_read", json!({"path": "src/ok"}));
+    assert_eq!(text(&read), "fn main() {}\n");
+    let wrote = server.call_result(
+        "fs_write",
+        json!({"path": "src/ok", "content": "fn main() { }\n"}),
+    );
+    assert_ne!(wrote["isError"], true, "{wrote}");
+    assert_eq!(tree.bytes("src/main.rs"), b"fn main() { }\n");
+}

@@ -508,3 +508,187 @@ fn a_sibling_sharing_a_name_prefix_is_not_inside() {
     assert_eq!(tree.bytes("notes-old/todo.md"), b"- buy milk\n");
     assert!(!exists(&tree, "notes"));
 }
+
+// ---- a move never changes what is served but the moved entries ---------------------------------
+
+#[test]
+fn a_directory_holding_hidden_files_cannot_be_moved_into_view() {
+    let tree = Tree::new()
+        .file("lib/a.txt", "a\n")
+        .file("lib/private/creds.txt", "CREDS\n")
+        .file("other/creds.txt", "OTHER\n");
+    let before = snapshot(tree.path());
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "lib/**",
+            "--exclude",
+            "lib/private/**",
+        ],
+    );
+    let refused = |dir: &str| {
+        format!(
+            "Directory '{dir}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+        )
+    };
+    // The excluded subtree, renamed out of the exclusion.
+    assert_eq!(
+        fs_error(&mut server, "fs_move", mv("lib/private", "lib/p2")),
+        refused("lib/private")
+    );
+    // A tree outside every include, moved inside one.
+    assert_eq!(
+        fs_error(&mut server, "fs_move", mv("other", "lib/other")),
+        refused("other")
+    );
+    assert_eq!(snapshot(tree.path()), before);
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "lib/p2/creds.txt"})),
+        "'lib/p2/creds.txt' does not exist"
+    );
+}
+
+#[test]
+fn a_served_tree_cannot_be_moved_where_part_of_it_would_be_hidden() {
+    let tree = Tree::new()
+        .file("lib/sub/a.md", "a\n")
+        .file("lib/sub/deep/b.md", "b\n")
+        .dir("docs");
+    let before = snapshot(tree.path());
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "lib/**",
+            "--include",
+            "docs/*/*.md",
+        ],
+    );
+    // docs/sub/a.md would be served, docs/sub/deep/b.md would not.
+    assert_eq!(
+        fs_error(&mut server, "fs_move", mv("lib/sub", "docs/sub")),
+        "Directory 'lib/sub' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+    );
+    assert_eq!(snapshot(tree.path()), before);
+    // A tree served on both sides moves.
+    tree.remove("lib/sub/deep/b.md");
+    tree.remove("lib/sub/deep");
+    assert_eq!(
+        fs_text(&mut server, "fs_move", mv("lib/sub", "docs/sub")),
+        "Moved 'lib/sub' to 'docs/sub'"
+    );
+    assert_eq!(tree.bytes("docs/sub/a.md"), b"a\n");
+}
+
+// ---- a recursive delete removes what it checked, and nothing else -----------------------------
+
+/// Builds a chain of `depth` nested directories named `d` inside `top` (deeper than a path
+/// string can name, so one descriptor-relative step at a time).
+fn build_chain(top: &std::path::Path, depth: usize) {
+    use rustix::fs::{Mode, OFlags};
+    std::fs::create_dir(top).unwrap();
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW;
+    let mut dir = rustix::fs::open(top, flags, Mode::empty()).unwrap();
+    for _ in 1..depth {
+        rustix::fs::mkdirat(&dir, "d", Mode::from_raw_mode(0o755)).unwrap();
+        dir = rustix::fs::openat(&dir, "d", flags, Mode::empty()).unwrap();
+    }
+}
+
+/// The number of directories in the chain at `top` (1 for a lone directory).
+fn chain_depth(top: &std::path::Path) -> usize {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW;
+    let mut dir = rustix::fs::open(top, flags, Mode::empty()).unwrap();
+    let mut depth = 1;
+    while let Ok(next) = rustix::fs::openat(&dir, "d", flags, Mode::empty()) {
+        dir = next;
+        depth += 1;
+    }
+    depth
+}
+
+/// Removes a chain of any depth with a few calls per level and no recursion: the grandchild
+/// is lifted beside the child, the emptied child removed, and the grandchild takes its name.
+fn remove_chain(top: &std::path::Path) {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW;
+    let dir = rustix::fs::open(top, flags, Mode::empty()).unwrap();
+    while rustix::fs::renameat(&dir, "d/d", &dir, "lifted").is_ok() {
+        rustix::fs::unlinkat(&dir, "d", AtFlags::REMOVEDIR).unwrap();
+        rustix::fs::renameat(&dir, "lifted", &dir, "d").unwrap();
+    }
+    let _ = rustix::fs::unlinkat(&dir, "d", AtFlags::REMOVEDIR);
+    std::fs::remove_dir(top).unwrap();
+}
+
+#[test]
+fn a_deep_chain_renamed_into_a_tree_being_deleted_is_left_whole() {
+    const DEPTH: usize = 16_000;
+    let tree = Tree::new();
+    let outside = tempfile::tempdir().unwrap();
+    let parked = outside.path().join("chain");
+    build_chain(&parked, DEPTH);
+    let inside = tree.join("victim/deep");
+    let mut server = fs_server(&tree);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let racer = {
+        let (stop, parked, inside) = (stop.clone(), parked.clone(), inside.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if std::fs::rename(&parked, &inside).is_ok() {
+                    let _ = std::fs::rename(&inside, &parked);
+                }
+            }
+        })
+    };
+    let mut answers = std::collections::BTreeMap::<String, usize>::new();
+    for round in 0..60 {
+        // Enough files that the check takes a while after reading the top directory.
+        for i in 0..40 {
+            tree.put(&format!("victim/sub{}/f{i}.txt", round % 3), "x\n");
+        }
+        let result = server.call_result("fs_delete", json!({"path": "victim", "recursive": true}));
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        *answers.entry(text).or_default() += 1;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    racer.join().unwrap();
+    // Whatever the timing, the server answered every call and is still up.
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_write",
+            json!({"path": "alive.txt", "content": "yes"})
+        ),
+        "Wrote 3 bytes to 'alive.txt'"
+    );
+    for text in answers.keys() {
+        assert!(
+            [
+                "Deleted directory 'victim' and everything below it",
+                "Deleted empty directory 'victim'",
+                "'victim' does not exist",
+                "directory depth limit exceeded",
+                "'victim' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again",
+                "'victim' changed while it was being read; call again",
+            ]
+            .contains(&text.as_str()),
+            "unexpected answer {text:?} in {answers:?}"
+        );
+    }
+    eprintln!("answers: {answers:?}");
+    // The chain the checks never saw whole is whole, wherever the racer left it.
+    let chain = if parked.exists() { parked } else { inside };
+    let depth = chain_depth(&chain);
+    remove_chain(&chain);
+    assert_eq!(depth, DEPTH, "answers: {answers:?}");
+}

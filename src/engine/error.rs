@@ -206,6 +206,16 @@ pub enum FsError {
         "Directory '{0}' holds entries this root does not serve; delete refuses to remove what it cannot show"
     )]
     DeleteUnserved(String),
+    /// A directory move whose tree holds what the root does not serve, here or there.
+    #[error(
+        "Directory '{0}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+    )]
+    MoveUnserved(String),
+    /// A recursive delete that met entries appearing after its check, and left them.
+    #[error(
+        "'{0}' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again"
+    )]
+    DeleteRaced(String),
     /// A file that changed while a call read it.
     #[error("'{0}' changed while it was being read; call again")]
     Changed(String),

@@ -38,6 +38,7 @@ impl Engine {
         };
         located.map_err(|e| match e {
             ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
+            ChainError::Unserved => FsError::NotServed(given.to_owned()).into(),
             ChainError::Missing | ChainError::NotDirectory => {
                 FsError::Missing(given.to_owned()).into()
             }
@@ -59,6 +60,7 @@ impl Engine {
         }
         self.root().locate_target(path).map_err(|e| match e {
             ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
+            ChainError::Unserved => FsError::DestinationNotServed(given.to_owned()).into(),
             ChainError::Missing | ChainError::NotDirectory => {
                 FsError::ParentMissing(given.to_owned()).into()
             }

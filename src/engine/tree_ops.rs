@@ -4,9 +4,10 @@
 use serde_json::{Map, Value};
 
 use super::page::escaped_len;
+use super::shown::shown_path;
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath};
+use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath, Removal};
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for nanoseconds since the epoch.
 pub fn iso8601_utc(nanos: i128) -> String {
@@ -50,9 +51,10 @@ impl Engine {
             let mut shown = Vec::new();
             let mut used = 0;
             for entry in entries.iter() {
+                let name = shown_path(&entry.name, false);
                 let line = match entry.kind {
-                    EntryKind::Directory => format!("{}/", entry.name),
-                    EntryKind::File => entry.name.clone(),
+                    EntryKind::Directory => format!("{name}/"),
+                    EntryKind::File => name.into_owned(),
                 };
                 used += escaped_len(&line) + 2;
                 if used > budget {
@@ -132,6 +134,9 @@ impl Engine {
         if expected.is_some() {
             let current = match self.root().locate(&path) {
                 Ok(location) => self.revision(&location, true),
+                Err(ChainError::Unserved) => {
+                    return Err(FsError::DestinationNotServed(given.to_owned()).into());
+                }
                 Err(ChainError::ThroughLink) => Revision::unknown(),
                 Err(_) => Revision::of_absent(),
             };
@@ -149,6 +154,7 @@ impl Engine {
             // What stands at this step, with links followed as the root allows.
             let target = self.root().locate_target(&prefix).map_err(|e| match e {
                 ChainError::ThroughLink => through_link(),
+                ChainError::Unserved => FsError::DestinationNotServed(given.to_owned()).into(),
                 _ => in_the_way(),
             })?;
             match target.node() {
@@ -198,7 +204,8 @@ impl Engine {
         let source_node = source.node();
         match &source_node {
             Node::Absent => return Err(FsError::Missing(from_given.to_owned()).into()),
-            Node::File(_) if !self.serves_file(&from, &source) => {
+            Node::Directory(_) => {}
+            _ if !self.serves_file(&from, &source) => {
                 return Err(FsError::NotServed(from_given.to_owned()).into());
             }
             _ => {}
@@ -207,6 +214,19 @@ impl Engine {
         let target = self.destination(to_given, &to, !is_dir)?;
         if !matches!(target.node(), Node::Absent) {
             return Err(FsError::TargetExists(to_given.to_owned()).into());
+        }
+        if is_dir {
+            // A move changes what is served only by the entries it moves: each must be
+            // served both where it is and where it would go, or nothing moves.
+            let selector = self.root().selector();
+            let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
+            let allowed = |p: &str, is_dir: bool| {
+                let moved = format!("{to_dir}{}", &p[from_dir.len()..]);
+                selector.serves_entry(p, is_dir) && selector.serves_entry(&moved, is_dir)
+            };
+            if self.root().check_tree(&source, &allowed)?.is_none() {
+                return Err(FsError::MoveUnserved(from_given.to_owned()).into());
+            }
         }
         self.check_expected(expected, &[("from", &source), ("to", &target)])?;
         source.rename_to(&target).map_err(|e| -> EngineError {
@@ -262,15 +282,12 @@ impl Engine {
                         return Err(FsError::NotEmpty(given.to_owned()).into());
                     }
                     let selector = self.root().selector();
-                    let allowed = |p: &str, is_dir: bool| {
-                        if is_dir {
-                            !selector.excludes(p)
-                        } else {
-                            selector.selects(p)
-                        }
-                    };
-                    if !self.root().remove_tree(&location, &allowed)? {
+                    let allowed = |p: &str, is_dir: bool| selector.serves_entry(p, is_dir);
+                    let Some(seen) = self.root().check_tree(&location, &allowed)? else {
                         return Err(FsError::DeleteUnserved(given.to_owned()).into());
+                    };
+                    if self.root().remove_seen(&location, &seen)? != Removal::Complete {
+                        return Err(FsError::DeleteRaced(given.to_owned()).into());
                     }
                     format!("Deleted directory '{given}' and everything below it")
                 }

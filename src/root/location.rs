@@ -4,8 +4,9 @@
 //! resolved twice.
 
 use std::os::fd::{AsFd, OwnedFd};
+use std::rc::Rc;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, RenameFlags, Stat};
 use rustix::io::Errno;
 
 use super::dir::{file_type, is_temp_name, lstat_at, open_dir_at, reopen};
@@ -20,6 +21,8 @@ pub enum ChainError {
     ThroughLink,
     /// A component is not a directory.
     NotDirectory,
+    /// A followed link leads where the selector does not serve what the path given names.
+    Unserved,
 }
 
 /// What a location names, observed without following a link.
@@ -108,23 +111,40 @@ impl Root {
             return self.locate_resolved(path);
         };
         let resolved = self.resolve(&parent, true)?;
-        // A followed link may not lead into what the selector hides.
-        if resolved != parent && self.selector.excludes_ancestor(&resolved) {
-            return Err(ChainError::ThroughLink);
-        }
-        let path = RelPath::parse(&resolved.join(name)).map_err(|_| ChainError::Missing)?;
-        self.locate_resolved(&path)
+        let resolved = if resolved == parent {
+            path.clone()
+        } else {
+            RelPath::parse(&resolved.join(name)).map_err(|_| ChainError::Missing)?
+        };
+        self.check_followed(path, self.locate_resolved(&resolved)?)
     }
 
     /// Like [`Root::locate`], following a link in the last component too (when links are
-    /// followed), so the location names what the link points at. A target the selector
-    /// excludes is refused like a link that leaves the root.
+    /// followed), so the location names what the link points at.
     pub fn locate_target(&self, path: &RelPath) -> Result<Location, ChainError> {
         let resolved = self.resolve(path, true)?;
-        if resolved != *path && self.selector.excludes_ancestor(&resolved) {
-            return Err(ChainError::ThroughLink);
+        self.check_followed(path, self.locate_resolved(&resolved)?)
+    }
+
+    /// A followed link may lead only where the selector serves as much as it serves the path
+    /// given: never to or below an excluded name, and, unless it leads to a directory (which
+    /// is served wherever it is not excluded), to a selected path whenever the path given is
+    /// selected. Otherwise a link inside the selection would read, write or create what the
+    /// selection hides.
+    fn check_followed(&self, given: &RelPath, location: Location) -> Result<Location, ChainError> {
+        let resolved = location.path();
+        if resolved == given {
+            return Ok(location);
         }
-        self.locate_resolved(&resolved)
+        let selector = &self.selector;
+        if selector.excludes_ancestor(resolved)
+            || (selector.selects(given.as_str())
+                && !selector.selects(resolved.as_str())
+                && !matches!(location.node(), Node::Directory(_)))
+        {
+            return Err(ChainError::Unserved);
+        }
+        Ok(location)
     }
 
     fn locate_resolved(&self, path: &RelPath) -> Result<Location, ChainError> {
@@ -275,77 +295,172 @@ impl Location {
     }
 }
 
-impl Root {
-    /// Removes the directory at `location` and everything below it, descending only through
-    /// real directories (links are unlinked as links). `allowed(path, is_directory)` must
-    /// accept every entry first: nothing is removed unless the whole tree may be.
-    pub fn remove_tree(
-        &self,
-        location: &Location,
-        allowed: &dyn Fn(&str, bool) -> bool,
-    ) -> Result<bool, RootError> {
-        let dir = location.open_dir()?;
-        if !self.tree_allowed(&dir, location.path(), allowed, 0)? {
-            return Ok(false);
-        }
-        remove_contents(&dir).map_err(|_| RootError::WriteFailed)?;
-        location.remove(true).map_err(|_| RootError::WriteFailed)?;
-        Ok(true)
+/// Everything a tree check saw below one directory: each directory (the checked one first)
+/// with the files, links and other entries directly in it, all by name and inode. A removal
+/// removes exactly this and nothing that appeared after it.
+#[derive(Debug)]
+pub struct SeenTree {
+    dirs: Vec<SeenDir>,
+}
+
+#[derive(Debug)]
+struct SeenDir {
+    name: String,
+    inode: (u64, u64),
+    entries: Vec<(String, (u64, u64))>,
+    subdirs: Vec<usize>,
+}
+
+impl SeenTree {
+    /// How many entries the check saw below the directory, directories included.
+    pub fn len(&self) -> usize {
+        self.dirs.len() - 1 + self.dirs.iter().map(|d| d.entries.len()).sum::<usize>()
     }
 
-    fn tree_allowed(
-        &self,
-        dir: &OwnedFd,
-        path: &RelPath,
-        allowed: &dyn Fn(&str, bool) -> bool,
-        depth: u64,
-    ) -> Result<bool, RootError> {
-        if depth > self.limits.max_depth {
-            return Err(RootError::DepthLimit);
-        }
-        super::deadline::check()?;
-        let names = super::dir::read_all_names(dir).map_err(|_| RootError::NotServed)?;
-        for name in names {
-            // A name no client could spell is not served, so the tree may not go.
-            let Some(child) = name.and_then(|n| RelPath::from_walk(path.join(&n))) else {
-                return Ok(false);
-            };
-            let name = child.file_name().unwrap_or_default().to_owned();
-            let Some(stat) = lstat_at(dir, &name) else {
-                continue;
-            };
-            let is_dir = file_type(&stat) == FileType::Directory;
-            if !allowed(child.as_str(), is_dir) {
-                return Ok(false);
-            }
-            if is_dir {
-                let sub = open_dir_at(dir, &name).map_err(|_| RootError::NotServed)?;
-                if !self.tree_allowed(&sub, &child, allowed, depth + 1)? {
-                    return Ok(false);
-                }
-            }
-        }
-        Ok(true)
+    /// Whether the directory held nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-/// Unlinks everything inside `dir`, depth first, never following a link.
-fn remove_contents(dir: &OwnedFd) -> Result<(), Errno> {
-    for name in super::dir::read_all_names(dir)?.into_iter().flatten() {
-        match rustix::fs::unlinkat(dir, name.as_str(), AtFlags::empty()) {
-            Ok(()) => {}
-            Err(Errno::ISDIR) | Err(Errno::PERM) => {
-                let sub = rustix::fs::openat(
-                    dir,
-                    name.as_str(),
-                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )?;
-                remove_contents(&sub)?;
-                rustix::fs::unlinkat(dir, name.as_str(), AtFlags::REMOVEDIR)?;
+/// What a removal of a [`SeenTree`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// Everything is gone, the directory itself too.
+    Complete,
+    /// Something that was not seen (or was replaced) since the check is still there, with the
+    /// directories that hold it; everything else the check saw is gone.
+    LeftUnseen,
+}
+
+fn inode_of(stat: &Stat) -> (u64, u64) {
+    let identity = Identity::of(stat);
+    (identity.dev, identity.ino)
+}
+
+impl Root {
+    /// Looks at every entry below the directory at `location`, depth first, never following
+    /// a link: `allowed(path, is_directory)` must accept each one. `Ok(None)` when one is
+    /// refused, or its name is not one a client could spell. Iterative, holding one
+    /// descriptor per level, and bounded by `--max-depth`.
+    pub fn check_tree(
+        &self,
+        location: &Location,
+        allowed: &dyn Fn(&str, bool) -> bool,
+    ) -> Result<Option<SeenTree>, RootError> {
+        let top = Rc::new(location.open_dir()?);
+        let top_stat = rustix::fs::fstat(&*top).map_err(|_| RootError::NotServed)?;
+        let mut dirs = vec![SeenDir {
+            name: String::new(),
+            inode: inode_of(&top_stat),
+            entries: Vec::new(),
+            subdirs: Vec::new(),
+        }];
+        // Directories found and not yet read: their index, path, depth, and the descriptor of
+        // the directory holding them (`None` for the top). A directory is opened only when
+        // it is read, so the descriptors alive are those of the levels above, one per level.
+        let mut pending: Vec<(usize, RelPath, u64, Option<Rc<OwnedFd>>)> =
+            vec![(0, location.path().clone(), 0, None)];
+        while let Some((index, path, depth, parent)) = pending.pop() {
+            if depth > self.limits.max_depth {
+                return Err(RootError::DepthLimit);
             }
-            Err(e) => return Err(e),
+            super::deadline::check()?;
+            let dir = match parent {
+                None => top.clone(),
+                Some(parent) => {
+                    let record = &dirs[index];
+                    let fd = open_dir_at(&*parent, &record.name)
+                        .ok()
+                        .filter(|fd| {
+                            rustix::fs::fstat(fd).is_ok_and(|s| inode_of(&s) == record.inode)
+                        })
+                        .ok_or(RootError::Changed)?;
+                    Rc::new(fd)
+                }
+            };
+            let names = super::dir::read_all_names(&*dir).map_err(|_| RootError::NotServed)?;
+            for name in names {
+                // A name no client could spell is not served, so the tree may not go.
+                let Some(child) = name.and_then(|n| RelPath::from_walk(path.join(&n))) else {
+                    return Ok(None);
+                };
+                let name = child.file_name().unwrap_or_default().to_owned();
+                let Some(stat) = lstat_at(&*dir, &name) else {
+                    continue;
+                };
+                let is_dir = file_type(&stat) == FileType::Directory;
+                if !allowed(child.as_str(), is_dir) {
+                    return Ok(None);
+                }
+                if !is_dir {
+                    dirs[index].entries.push((name, inode_of(&stat)));
+                    continue;
+                }
+                let sub_index = dirs.len();
+                dirs.push(SeenDir {
+                    name,
+                    inode: inode_of(&stat),
+                    entries: Vec::new(),
+                    subdirs: Vec::new(),
+                });
+                dirs[index].subdirs.push(sub_index);
+                pending.push((sub_index, child, depth + 1, Some(dir.clone())));
+            }
         }
+        Ok(Some(SeenTree { dirs }))
     }
-    Ok(())
+
+    /// Removes what `seen` recorded below `location`, then the directory itself, deepest
+    /// first and without recursion. An entry is removed only while it is still the inode the
+    /// check saw; a directory replaced since is not entered, and whatever appeared since is
+    /// left where it is (with the directories that hold it).
+    pub fn remove_seen(&self, location: &Location, seen: &SeenTree) -> Result<Removal, RootError> {
+        let top = location.open_dir()?;
+        let same = |fd: &OwnedFd, inode: (u64, u64)| {
+            rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
+        };
+        if !same(&top, seen.dirs[0].inode) {
+            return Ok(Removal::LeftUnseen);
+        }
+        let mut complete = true;
+        // Each frame: a directory's index, its descriptor, and how many subdirectories are done.
+        let mut frames: Vec<(usize, OwnedFd, usize)> = vec![(0, top, 0)];
+        while let Some((index, dir, next)) = frames.last_mut() {
+            let record = &seen.dirs[*index];
+            if *next == 0 {
+                for (name, inode) in &record.entries {
+                    let still_seen = lstat_at(&*dir, name).is_some_and(|s| inode_of(&s) == *inode);
+                    if !still_seen
+                        || rustix::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_err()
+                    {
+                        complete = false;
+                    }
+                }
+            }
+            if let Some(&sub) = record.subdirs.get(*next) {
+                *next += 1;
+                let child = &seen.dirs[sub];
+                match open_dir_at(&*dir, &child.name) {
+                    Ok(fd) if same(&fd, child.inode) => frames.push((sub, fd, 0)),
+                    _ => complete = false,
+                }
+                continue;
+            }
+            let _ = rustix::fs::fsync(&*dir);
+            frames.pop();
+            let removed = match frames.last() {
+                Some((_, parent, _)) => {
+                    rustix::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR)
+                }
+                None => location.remove(true),
+            };
+            complete &= removed.is_ok();
+        }
+        Ok(if complete {
+            Removal::Complete
+        } else {
+            Removal::LeftUnseen
+        })
+    }
 }

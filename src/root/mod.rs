@@ -37,7 +37,7 @@ use std::path::Path;
 pub use deadline::{Call, Progress, cancel_flag, check as check_deadline, with_deadline};
 pub use error::RootError;
 pub use identity::Identity;
-pub use location::{ChainError, Location, MoveError, Node, NodeInfo};
+pub use location::{ChainError, Location, MoveError, Node, NodeInfo, Removal, SeenTree};
 pub use open::ReadFile;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};

@@ -216,6 +216,16 @@ impl Selector {
         self.include_set.is_match(path) && !self.excludes(path)
     }
 
+    /// Whether an entry found below a served directory is served: a directory unless it is
+    /// excluded, anything else only when selected.
+    pub fn serves_entry(&self, path: &str, is_directory: bool) -> bool {
+        if is_directory {
+            !self.excludes(path)
+        } else {
+            self.selects(path)
+        }
+    }
+
     /// An operator exclude (case-sensitive) or a built-in one (case-insensitive) matches.
     pub fn excludes(&self, path: &str) -> bool {
         self.exclude_set.is_match(path)
