@@ -17,6 +17,7 @@
 //! [`Root::tree`]: crate::root::Root::tree
 
 use super::page::escaped_len;
+use super::shown::shown_path;
 use super::text::RESULT_HEADROOM;
 use super::{Engine, EngineError, FsAnswer, FsError};
 use crate::root::{Glob, Node, RelPath};
@@ -74,8 +75,9 @@ impl Engine {
             if !glob.is_match(subject) {
                 continue;
             }
+            let shown = shown_path(&file.path, false);
             // A joining newline travels as two bytes (`\n`).
-            let cost = escaped_len(&file.path) + if text.is_empty() { 0 } else { 2 };
+            let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
             if used + cost > budget {
                 text.push_str(&output_stopped(
                     text.len(),
@@ -87,7 +89,7 @@ impl Engine {
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&file.path);
+            text.push_str(&shown);
         }
         if text.is_empty() {
             text = no_matches(pattern, path);

@@ -48,6 +48,7 @@ use grep_searcher::{
 
 use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped};
 use super::page::escaped_len;
+use super::shown::shown_path;
 use super::{Engine, EngineError, FsAnswer, FsError};
 use crate::root::{FileEntry, Glob, ReadFile, RelPath, RootError};
 
@@ -131,7 +132,7 @@ impl Engine {
             let budget = FileBudget {
                 matches: max_results - answer.matches,
                 bytes: answer.room(),
-                per_line: escaped_len(&entry.path) + LINE_OVERHEAD,
+                per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
             };
             let hits = match scan_file(&mut searcher, &matcher, &file, budget) {
                 Scanned::Hits(hits) => hits,
@@ -171,7 +172,11 @@ impl Engine {
             text.push_str(&format!(
                 "\n\n[not searched, a line is longer than {} MiB: {}]",
                 MAX_LINE_BUFFER >> 20,
-                too_long.join(", ")
+                too_long
+                    .iter()
+                    .map(|path| shown_path(path, false))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
         Ok(FsAnswer {
@@ -672,6 +677,7 @@ impl Answer {
                     .last
                     .is_some_and(|(file, number)| file != index || line.number != number + 1);
             let mark = if line.is_match { ':' } else { '-' };
+            let path = shown_path(path, true);
             let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
             // Each newline travels as two bytes (`\n`).
             let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };

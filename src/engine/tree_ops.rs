@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::page::escaped_len;
-use super::shown::shown_path;
 use super::revision::{Revision, revisions_value};
+use super::shown::shown_path;
 use super::{Engine, EngineError, FsAnswer, FsError};
 use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath, Removal};
 

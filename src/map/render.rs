@@ -125,7 +125,7 @@ fn layout(
     let mut text = String::new();
     let mut printed = 0;
     for (file, shown) in ranked.iter().zip(&chosen) {
-        text.push_str(&file.path);
+        text.push_str(&crate::engine::shown_path(&file.path, false));
         text.push_str(":\n");
         let mut previous: Option<u32> = None;
         for d in shown {
