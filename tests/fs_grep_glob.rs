@@ -782,3 +782,44 @@ fn a_name_that_could_forge_an_answer_line_is_quoted() {
         );
     }
 }
+
+// ---- a directory deeper than the depth limit ---------------------------------------------------
+
+#[test]
+fn one_deep_directory_is_passed_over_with_a_notice_not_a_refusal() {
+    let tree = Tree::new()
+        .file("src/lib.rs", "fn needle() {}\n")
+        .file("deep.txt", "needle\n");
+    let mut server = Server::start(tree.path(), &["--tools", "ptc,fs", "--include", "**"]);
+    let deep: Vec<String> = (0..70).map(|i| format!("d{i}")).collect();
+    let deep = deep.join("/");
+    fs_text(&mut server, "fs_mkdir", json!({"path": deep}));
+    tree.put(&format!("{deep}/hidden.rs"), "fn needle() {}\n");
+    let notice = "\n\n[not searched: 1 directory deeper than the 64-level depth limit, 'd0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16/d1…'; raise --max-depth to reach it]";
+    assert_eq!(
+        grep(&mut server, json!({"pattern": "needle"})),
+        format!("deep.txt:1:needle\nsrc/lib.rs:1:fn needle() {{}}{notice}")
+    );
+    assert_eq!(
+        glob(&mut server, json!({"pattern": "*.rs"})),
+        format!("src/lib.rs{notice}")
+    );
+    let map = fs_text(&mut server, "fs_map", json!({}));
+    assert!(
+        map.ends_with("; 1 directory deeper than the depth limit not walked]"),
+        "{map}"
+    );
+    assert!(map.starts_with("src/lib.rs:"), "{map}");
+    // The program-facing tools keep their contract: the walk fails as a whole.
+    for (tool, args) in [
+        ("search_text", json!({"query": "needle"})),
+        ("search_files", json!({"query": "lib"})),
+    ] {
+        let result = server.call_result(tool, args);
+        assert_eq!(result["isError"], true, "{tool}: {result}");
+        assert_eq!(
+            result["content"][0]["text"], "directory depth limit exceeded",
+            "{tool}"
+        );
+    }
+}

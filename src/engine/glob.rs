@@ -41,6 +41,29 @@ pub(super) fn output_stopped(kept: usize, advice: &str) -> String {
     format!("\n\n[output stopped at {kept} bytes; {advice}]")
 }
 
+/// The notice closing an answer whose walk passed over directories deeper than the depth
+/// limit (`None` when there were none): how many, and where the first one starts.
+pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<String> {
+    let first = too_deep.first()?;
+    let mut shown = shown_path(first, false).into_owned();
+    if shown.len() > 60 {
+        let mut cut = 60;
+        while !shown.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    Some(match too_deep.len() {
+        1 => format!(
+            "\n\n[not searched: 1 directory deeper than the {max_depth}-level depth limit, '{shown}'; raise --max-depth to reach it]"
+        ),
+        n => format!(
+            "\n\n[not searched: {n} directories deeper than the {max_depth}-level depth limit, the first '{shown}'; raise --max-depth to reach them]"
+        ),
+    })
+}
+
 /// What a search scope may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ScopeKind {
@@ -60,7 +83,8 @@ impl Engine {
         }
         let glob = Glob::within_segments(pattern).ok_or(FsError::PatternTooLarge("pattern"))?;
         let scope = self.search_scope(path, ScopeKind::Directory)?;
-        let (files, _) = self.root().tree(&scope)?;
+        let walked = self.root().tree(&scope)?;
+        let files = &walked.files;
         let by_path = pattern.contains('/');
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut text = String::new();
@@ -94,6 +118,8 @@ impl Engine {
         if text.is_empty() {
             text = no_matches(pattern, path);
         }
+        let max_depth = self.root().limits().max_depth;
+        text.extend(too_deep_notice(&walked.too_deep, max_depth));
         Ok(FsAnswer {
             text,
             revisions: None,

@@ -46,7 +46,7 @@ use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
 
-use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped};
+use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped, too_deep_notice};
 use super::page::escaped_len;
 use super::shown::shown_path;
 use super::{Engine, EngineError, FsAnswer, FsError};
@@ -108,7 +108,8 @@ impl Engine {
         let matcher = compile(query.pattern, query.regex)?;
         let names = query.glob.map(name_filter).transpose()?;
         let scope = self.search_scope(query.path, ScopeKind::DirectoryOrFile)?;
-        let (files, _) = self.root().tree(&scope)?;
+        let walked = self.root().tree(&scope)?;
+        let files = &walked.files;
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let mut searcher = searcher(context);
@@ -123,7 +124,7 @@ impl Engine {
         for (index, entry) in files.iter().enumerate() {
             // A call past its deadline fails whole rather than answering with what it saw.
             crate::root::check_deadline()?;
-            if !named(entry) || !maybe.may_match(self, &matcher, &files, index, &named) {
+            if !named(entry) || !maybe.may_match(self, &matcher, files, index, &named) {
                 continue;
             }
             let Some(file) = self.open_searched(entry) else {
@@ -179,6 +180,8 @@ impl Engine {
                     .join(", ")
             ));
         }
+        let max_depth = self.root().limits().max_depth;
+        text.extend(too_deep_notice(&walked.too_deep, max_depth));
         Ok(FsAnswer {
             text,
             revisions: None,

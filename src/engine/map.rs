@@ -216,8 +216,8 @@ impl Engine {
             .collect::<Result<Vec<_>, _>>()?;
         let steering = Steering::new(query.query, focus);
 
-        let (files, _) = self.root().tree(&scope)?;
-        let mut candidates = mappable(&scope, &files);
+        let walked = self.root().tree(&scope)?;
+        let mut candidates = mappable(&scope, &walked.files);
         let walk_stopped_at = (candidates.len() > MAX_WALK_FILES).then_some(MAX_WALK_FILES);
         candidates.truncate(MAX_WALK_FILES);
 
@@ -249,6 +249,7 @@ impl Engine {
             mapped: mapped.len(),
             skipped: parsed.skipped,
             walk_stopped_at,
+            too_deep: walked.too_deep.len(),
         };
         let byte_budget = answer_budget(self.root().limits().max_result_bytes);
         // A text of more than 4 bytes per allowed character, or more bytes than the result

@@ -121,7 +121,12 @@ impl Engine {
     /// SHA-256 of the served tree below `path`: one line per entry, in tree order, paths
     /// relative to `path` — `d <path>` for a directory, `f <path> <sha256>` for a file.
     fn directory_digest(&self, path: &RelPath, fresh: bool) -> Result<String, EngineError> {
-        let (files, directories) = self.root().tree(path)?;
+        let walked = self.root().tree(path)?;
+        // A tree partly too deep to walk has no revision that would see every change in it.
+        if !walked.too_deep.is_empty() {
+            return Err(crate::root::RootError::DepthLimit.into());
+        }
+        let (files, directories) = (walked.files, walked.directories);
         let strip = |p: &str| -> String {
             if path.is_root() {
                 p.to_owned()

@@ -10,7 +10,9 @@ use std::borrow::Cow;
 /// and `\uXXXX` escapes.
 pub fn shown_path(path: &str, line_marks: bool) -> Cow<'_, str> {
     let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
-    if !path.starts_with('"') && !path.contains(breaks) && !(line_marks && has_line_mark(path)) {
+    let quote =
+        path.starts_with('"') || path.contains(breaks) || (line_marks && has_line_mark(path));
+    if !quote {
         return Cow::Borrowed(path);
     }
     let mut quoted = String::with_capacity(path.len() + 2);

@@ -36,6 +36,8 @@ pub struct Tally {
     pub skipped: usize,
     /// The walk's file cap, when it stopped the walk.
     pub walk_stopped_at: Option<usize>,
+    /// Directories the walk passed over for lying deeper than the depth limit.
+    pub too_deep: usize,
 }
 
 /// Renders `ranked` (best first) so that `fits` accepts the whole answer, dropping the
@@ -181,6 +183,12 @@ pub fn summary(
     if let Some(cap) = tally.walk_stopped_at {
         line.push_str(&format!("; walk stopped after {cap} files"));
     }
+    if tally.too_deep > 0 {
+        line.push_str(&format!(
+            "; {} deeper than the depth limit not walked",
+            count(tally.too_deep, "directory", "directories")
+        ));
+    }
     let mut parts = Vec::new();
     if files_left_out > 0 {
         parts.push(count(files_left_out, "file", "files"));
@@ -234,6 +242,7 @@ mod tests {
             mapped: 2,
             skipped: 1,
             walk_stopped_at: None,
+            too_deep: 0,
         }
     }
 
@@ -386,10 +395,11 @@ mod tests {
             mapped: 1,
             skipped: 0,
             walk_stopped_at: Some(5000),
+            too_deep: 2,
         };
         assert_eq!(
             summary(&tally, 1, 3, 0),
-            "[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references; walk stopped after 5000 files; left out by max-chars: 3 files]"
+            "[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references; walk stopped after 5000 files; 2 directories deeper than the depth limit not walked; left out by max-chars: 3 files]"
         );
         assert_eq!(
             summary(&Tally::default(), 0, 0, 0),

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::watch::{Adder, MAX_AGE, Watcher};
-use super::{FileEntry, ListEntry};
+use super::{FileEntry, ListEntry, TreeWalk};
 
 /// Most walks kept at once.
 const MAX_KEPT: usize = 16;
@@ -41,8 +41,8 @@ pub(super) enum Key {
 pub(super) enum Walked {
     /// Served files.
     Files(Arc<Vec<FileEntry>>),
-    /// Served files and the directories entered.
-    Tree(Arc<Vec<FileEntry>>, Arc<Vec<String>>),
+    /// Served files, the directories entered and those too deep to enter.
+    Tree(TreeWalk),
     /// One level of a directory.
     List(Arc<Vec<ListEntry>>),
 }
@@ -51,7 +51,7 @@ impl Walked {
     fn entries(&self) -> usize {
         match self {
             Walked::Files(files) => files.len(),
-            Walked::Tree(files, directories) => files.len() + directories.len(),
+            Walked::Tree(walked) => walked.files.len() + walked.directories.len(),
             Walked::List(entries) => entries.len(),
         }
     }
@@ -147,7 +147,8 @@ impl Remembered {
     /// Whether `files` is the walk kept for `key`: one a later call will be handed again.
     pub(super) fn holds(&self, key: &Key, files: &Arc<Vec<FileEntry>>) -> bool {
         match self.lock().kept.get(key).map(|kept| &kept.walked) {
-            Some(Walked::Files(kept) | Walked::Tree(kept, _)) => Arc::ptr_eq(kept, files),
+            Some(Walked::Files(kept)) => Arc::ptr_eq(kept, files),
+            Some(Walked::Tree(walked)) => Arc::ptr_eq(&walked.files, files),
             _ => false,
         }
     }

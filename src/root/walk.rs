@@ -17,8 +17,16 @@ use super::{Identity, RelPath, Root, RootError, compare_utf16};
 /// on the thread that reached them, so a deep tree costs stack like a sequential walk does.
 const PARALLEL_DEPTH: u64 = 12;
 
-/// What [`Root::tree`] finds: the served files and the directories entered, in tree order.
-pub type TreeWalk = (Arc<Vec<FileEntry>>, Arc<Vec<String>>);
+/// What [`Root::tree`] finds, each list in tree order.
+#[derive(Debug, Clone)]
+pub struct TreeWalk {
+    /// The served files.
+    pub files: Arc<Vec<FileEntry>>,
+    /// The directories entered strictly beneath the scope.
+    pub directories: Arc<Vec<String>>,
+    /// The directories not entered because they lie deeper than `--max-depth`.
+    pub too_deep: Arc<Vec<String>>,
+}
 
 /// One served regular file found by a walk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,12 +88,14 @@ struct Walk<'a> {
 struct Found {
     files: Vec<FileEntry>,
     directories: Vec<String>,
+    too_deep: Vec<String>,
 }
 
 impl Found {
     fn append(&mut self, mut other: Found) {
         self.files.append(&mut other.files);
         self.directories.append(&mut other.directories);
+        self.too_deep.append(&mut other.too_deep);
     }
 }
 
@@ -200,27 +210,24 @@ impl Root {
     pub fn tree(&self, scope: &RelPath) -> Result<TreeWalk, RootError> {
         let key = Key::Tree(scope.as_str().to_owned());
         let ticket = match self.remembered.get(&key) {
-            Ok(Walked::Tree(files, directories)) => return Ok((files, directories)),
+            Ok(Walked::Tree(walked)) => return Ok(walked),
             Ok(_) => unreachable_walk(),
             Err(ticket) => ticket,
         };
-        let (
-            Found {
-                mut files,
-                mut directories,
-            },
-            vouched,
-        ) = self.walk_scope(scope, true)?;
-        files.sort_by(|a, b| compare_tree_order(&a.path, &b.path));
-        directories.sort_by(|a, b| compare_tree_order(a, b));
-        let (files, directories) = (Arc::new(files), Arc::new(directories));
-        self.remembered.offer(
-            key,
-            ticket,
-            vouched,
-            Walked::Tree(files.clone(), directories.clone()),
-        );
-        Ok((files, directories))
+        let (mut found, vouched) = self.walk_scope(scope, true)?;
+        found
+            .files
+            .sort_by(|a, b| compare_tree_order(&a.path, &b.path));
+        found.directories.sort_by(|a, b| compare_tree_order(a, b));
+        found.too_deep.sort_by(|a, b| compare_tree_order(a, b));
+        let walked = TreeWalk {
+            files: Arc::new(found.files),
+            directories: Arc::new(found.directories),
+            too_deep: Arc::new(found.too_deep),
+        };
+        self.remembered
+            .offer(key, ticket, vouched, Walked::Tree(walked.clone()));
+        Ok(walked)
     }
 
     /// Walks `scope` (in no particular order: callers sort), collecting the directories
@@ -306,6 +313,13 @@ impl Root {
                 {
                     if ancestors.contains(&dir_key(&stat)) {
                         continue; // a followed link back into its own ancestry
+                    }
+                    // A tree walk (the model-facing tools) passes over what lies too deep and
+                    // names it, so one deep directory cannot deny every search; an inventory
+                    // (the program-facing tools) fails as their contract says.
+                    if walk.with_directories && depth + 1 > self.limits.max_depth {
+                        found.too_deep.push(child.as_str().to_owned());
+                        continue;
                     }
                     if walk.parallel && depth < PARALLEL_DEPTH {
                         deferred.push((name, child, seen));
