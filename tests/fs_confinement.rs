@@ -666,3 +666,63 @@ fn following_links_never_reaches_a_target_the_root_does_not_serve() {
     assert!(!found.to_string().contains(":1:hush"), "{found}");
     assert_eq!(tree.bytes("real/key.secret"), b"hush\n");
 }
+
+// ---- an unserved path reads as one that is not there -------------------------------------------
+
+#[test]
+fn an_unserved_file_and_an_absent_one_get_the_same_answer() {
+    let tree = Tree::new()
+        .file("lib/a.txt", "a\n")
+        .file("other/secret.txt", "hush\n")
+        .file("lib/key.pem", "k\n");
+    let before = snapshot(tree.path());
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "lib/**",
+            "--exclude",
+            "**/*.pem",
+        ],
+    );
+    // Present and unselected, absent and unselected, absent below a missing directory, below a
+    // file, and present and excluded, absent and excluded.
+    let pairs = [
+        ("other/secret.txt", "other/nothing.txt"),
+        ("other/secret.txt", "gone/nothing.txt"),
+        ("other/secret.txt", "other/secret.txt/x"),
+        ("lib/key.pem", "lib/none.pem"),
+    ];
+    for (present, absent) in pairs {
+        for (tool, extra) in [
+            ("fs_read", json!({})),
+            ("fs_stat", json!({})),
+            ("fs_delete", json!({})),
+            ("fs_edit", json!({"old-string": "hush", "new-string": "x"})),
+            ("fs_move", json!({})),
+        ] {
+            let args = |path: &str| {
+                let mut args = extra.clone();
+                if tool == "fs_move" {
+                    args["from"] = json!(path);
+                    args["to"] = json!("lib/moved.txt");
+                } else {
+                    args["path"] = json!(path);
+                }
+                args
+            };
+            let seen = fs_error(&mut server, tool, args(present)).replace(present, "P");
+            let unseen = fs_error(&mut server, tool, args(absent)).replace(absent, "P");
+            assert_eq!(seen, unseen, "{tool}: {present} vs {absent}");
+            assert_eq!(seen, "'P' is not served by this root", "{tool}");
+        }
+    }
+    // A served path still says plainly that nothing is there.
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "lib/none.txt"})),
+        "'lib/none.txt' does not exist"
+    );
+    assert_eq!(snapshot(tree.path()), before);
+}

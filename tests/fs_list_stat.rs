@@ -231,7 +231,7 @@ fn a_read_only_root_is_never_writable() {
 #[test]
 fn a_symbolic_link_is_reported_as_one() {
     let tree = notes_tree().symlink("notes/latest.md", "todo.md");
-    let mut server = fs_server(&tree);
+    let mut server = fs_server_keyed(&tree);
     let text = stat(&mut server, "notes/latest.md");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 7, "{text}");
@@ -274,7 +274,7 @@ fn stat_of_a_missing_path_does_not_exist() {
 #[test]
 fn stat_reports_file_directory_and_symlink_revisions() {
     let tree = notes_tree().symlink("notes/latest.md", "todo.md");
-    let mut server = fs_server(&tree);
+    let mut server = fs_server_keyed(&tree);
     let file = fs_revisions(&mut server, "fs_stat", json!({"path": "notes/todo.md"}));
     assert_eq!(revision_keys(&file), ["path"]);
     assert_eq!(

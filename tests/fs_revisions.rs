@@ -331,15 +331,24 @@ fn a_conditional_delete_and_mkdir_use_directory_tokens() {
 }
 
 #[test]
-fn a_symlink_token_hashes_the_link_target_text() {
+fn a_symlink_token_is_keyed_by_the_server_and_confirms_no_guess() {
     let tree = Tree::new()
         .file("real.txt", "x")
         .symlink("link", "real.txt");
-    let mut server = fs_server(&tree);
+    let mut server = fs_server_keyed(&tree);
     let structured = fs_revisions(&mut server, "fs_stat", json!({"path": "link"}));
     assert_eq!(
         revision(&structured, "path"),
         ("symlink".to_owned(), Some(symlink_token("real.txt")))
+    );
+    // The plain digest of the target, which anyone could compute from a guess, is not it.
+    let guessed = format!("sha256-v1:symlink:{}", sha256_hex("real.txt"));
+    assert_ne!(token(&structured, "path"), guessed);
+    // Nor is the link's length shown: stat says it is a link and nothing of where it points.
+    let stat = fs_text(&mut server, "fs_stat", json!({"path": "link"}));
+    assert!(
+        stat.contains("\nsize: 0\n") && stat.contains("\nsymlink: yes\n"),
+        "{stat}"
     );
     let (text, _) = fs_call(
         &mut server,

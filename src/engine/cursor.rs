@@ -52,6 +52,16 @@ impl CursorCodec {
         URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
     }
 
+    /// HMAC-SHA256 of `bytes` under this key, in hex, for a digest no one without the key can
+    /// check a guess against (a link's target). The label keeps it apart from cursor signatures.
+    pub fn keyed_hex(&self, label: &str, bytes: &[u8]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        mac.update(label.as_bytes());
+        mac.update(&[0]);
+        mac.update(bytes);
+        super::digest::hex(&mac.finalize().into_bytes())
+    }
+
     /// Issues a cursor for `position` under `scope` and `state`.
     pub fn encode(&self, scope: &str, state: &str, position: &Value) -> String {
         let json = format!(r#"{{"v":1,"s":"{scope}","t":"{state}","p":{position}}}"#);

@@ -21,28 +21,37 @@ impl Engine {
 
     /// Resolves a path that must already exist (or whose absence is the answer), refusing an
     /// excluded one. With `follow`, a link in the last component leads to its target (when the
-    /// root follows links).
+    /// root follows links). A path the selector does not serve reads the same whether or not
+    /// anything is there, so no answer tells an unserved file from an absent one.
     pub(super) fn served_location(
         &self,
         given: &str,
         path: &RelPath,
         follow: bool,
     ) -> Result<Location, EngineError> {
-        if self.root().selector().excludes_ancestor(path) {
-            return Err(FsError::NotServed(given.to_owned()).into());
+        let selector = self.root().selector();
+        let not_served = || -> EngineError { FsError::NotServed(given.to_owned()).into() };
+        if selector.excludes_ancestor(path) {
+            return Err(not_served());
         }
         let located = if follow {
             self.root().locate_target(path)
         } else {
             self.root().locate(path)
         };
-        located.map_err(|e| match e {
+        let unselected = !path.is_root() && !selector.selects(path.as_str());
+        let location = located.map_err(|e| match e {
             ChainError::ThroughLink => FsError::ThroughLink(given.to_owned()).into(),
-            ChainError::Unserved => FsError::NotServed(given.to_owned()).into(),
+            ChainError::Unserved => not_served(),
+            ChainError::Missing | ChainError::NotDirectory if unselected => not_served(),
             ChainError::Missing | ChainError::NotDirectory => {
                 FsError::Missing(given.to_owned()).into()
             }
-        })
+        })?;
+        if unselected && location.node() == Node::Absent {
+            return Err(not_served());
+        }
+        Ok(location)
     }
 
     /// Resolves a destination: its parent must exist, and the selector must serve it.

@@ -109,7 +109,10 @@ impl Engine {
                 };
                 Revision::known("file", Some(digest))
             }
-            Node::Symlink(_, target) => Revision::known("symlink", Some(sha256_hex(&target))),
+            // Keyed, so a token cannot confirm a guessed target (a host path, say).
+            Node::Symlink(_, target) => {
+                Revision::known("symlink", Some(self.codec.keyed_hex("symlink", &target)))
+            }
             Node::Directory(_) => Revision::known(
                 "directory",
                 Some(self.directory_digest(location.path(), fresh)?),

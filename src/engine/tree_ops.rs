@@ -92,6 +92,12 @@ impl Engine {
             link
         };
         let node = location.node();
+        // A link is opaque: its size is its target's length, which says where it points.
+        let size = match &node {
+            Node::Symlink(..) => 0,
+            Node::File(info) | Node::Directory(info) | Node::Other(info) => info.identity.size,
+            Node::Absent => 0,
+        };
         let (kind, info) = match &node {
             Node::Absent => return Err(FsError::Missing(given.to_owned()).into()),
             Node::File(_) if !self.serves_file(&path, &location) => {
@@ -103,8 +109,7 @@ impl Engine {
         };
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let text = format!(
-            "path: {given}\ntype: {kind}\nsize: {}\nmodified: {}\nsymlink: {}\nreadable: {}\nwritable: {}",
-            info.identity.size,
+            "path: {given}\ntype: {kind}\nsize: {size}\nmodified: {}\nsymlink: {}\nreadable: {}\nwritable: {}",
             iso8601_utc(info.identity.mtime_ns),
             yes_no(symlink),
             yes_no(info.readable),

@@ -145,9 +145,39 @@ pub fn absent_revision() -> (String, Option<String>) {
     ("absent".to_owned(), Some(ABSENT.to_owned()))
 }
 
-/// `sha256-v1:symlink:<hex>` of a link's target text.
+/// The variable [`fs_server_keyed`] hands the test cursor key in.
+pub const KEY_ENV: &str = "FSMCP_TEST_CURSOR_KEY";
+
+/// [`fs_server`] signing with the test cursor key, so keyed digests (link revisions) are known.
+pub fn fs_server_keyed(tree: &Tree) -> Server {
+    Server::start_with_env(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "**",
+            "--cursor-key-env",
+            KEY_ENV,
+        ],
+        &[(KEY_ENV, super::TEST_KEY)],
+    )
+}
+
+/// `sha256-v1:symlink:<hex>` of a link's target text on a [`fs_server_keyed`]: HMAC-SHA256
+/// under the test key of `symlink`, a NUL and the target, so no token confirms a guess.
 pub fn symlink_token(target: &str) -> String {
-    format!("{SCHEME}:symlink:{}", sha256_hex(target))
+    use hmac::{KeyInit, Mac};
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&super::test_key()).expect("key");
+    mac.update(b"symlink\0");
+    mac.update(target.as_bytes());
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{SCHEME}:symlink:{hex}")
 }
 
 /// Whether a token is a directory token of the right shape.
