@@ -676,17 +676,7 @@ fn an_unserved_file_and_an_absent_one_get_the_same_answer() {
         .file("other/secret.txt", "hush\n")
         .file("lib/key.pem", "k\n");
     let before = snapshot(tree.path());
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--tools",
-            "fs",
-            "--include",
-            "lib/**",
-            "--exclude",
-            "**/*.pem",
-        ],
-    );
+    let mut server = fs_server_selecting(&tree, &["--include", "lib/**", "--exclude", "**/*.pem"]);
     // Present and unselected, absent and unselected, absent below a missing directory, below a
     // file, and present and excluded, absent and excluded.
     let pairs = [

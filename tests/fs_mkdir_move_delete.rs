@@ -518,16 +518,9 @@ fn a_directory_holding_hidden_files_cannot_be_moved_into_view() {
         .file("lib/private/creds.txt", "CREDS\n")
         .file("other/creds.txt", "OTHER\n");
     let before = snapshot(tree.path());
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--tools",
-            "fs",
-            "--include",
-            "lib/**",
-            "--exclude",
-            "lib/private/**",
-        ],
+    let mut server = fs_server_selecting(
+        &tree,
+        &["--include", "lib/**", "--exclude", "lib/private/**"],
     );
     let refused = |dir: &str| {
         format!(
@@ -558,17 +551,8 @@ fn a_served_tree_cannot_be_moved_where_part_of_it_would_be_hidden() {
         .file("lib/sub/deep/b.md", "b\n")
         .dir("docs");
     let before = snapshot(tree.path());
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--tools",
-            "fs",
-            "--include",
-            "lib/**",
-            "--include",
-            "docs/*/*.md",
-        ],
-    );
+    let mut server =
+        fs_server_selecting(&tree, &["--include", "lib/**", "--include", "docs/*/*.md"]);
     // docs/sub/a.md would be served, docs/sub/deep/b.md would not.
     assert_eq!(
         fs_error(&mut server, "fs_move", mv("lib/sub", "docs/sub")),

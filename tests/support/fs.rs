@@ -46,6 +46,14 @@ pub fn fs_server_with(tree: &Tree, extra: &[&str]) -> Server {
     Server::start(tree.path(), &args)
 }
 
+/// Starts a server offering the fs tools with exactly `selection` (and any other flags), no
+/// `--include '**'` added.
+pub fn fs_server_selecting(tree: &Tree, selection: &[&str]) -> Server {
+    let mut args = vec!["--tools", "fs"];
+    args.extend_from_slice(selection);
+    Server::start(tree.path(), &args)
+}
+
 /// The text block and `structuredContent` of a call that must succeed. Checks the result's
 /// shape: not an error, exactly one text block, and revisions (when present) in the
 /// `sha256-v1` scheme.
