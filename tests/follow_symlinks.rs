@@ -256,6 +256,16 @@ fn a_followed_link_is_held_to_its_targets_selection_for_writes_as_for_reads() {
         before,
         "nothing changed"
     );
+    // Nor does a walk or a listing through the links find the unselected file.
+    for (tool, args) in [
+        ("fs_grep", json!({"pattern": "SECRET-MARKER"})),
+        ("fs_glob", json!({"pattern": "*.txt"})),
+    ] {
+        let result = server.call_result(tool, args);
+        assert!(text(&result).starts_with("No matches"), "{tool}: {result}");
+    }
+    let listed = server.call_result("fs_list", json!({"path": "src/dl"}));
+    assert_eq!(text(&listed), "(empty directory)");
     // A link that stays inside the selection still works both ways.
     let read = server.call_result("fs_read", json!({"path": "src/ok"}));
     assert_eq!(text(&read), "fn main() {}\n");

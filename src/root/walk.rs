@@ -103,11 +103,16 @@ impl Found {
 /// link-free path it resolves to.
 struct Seen {
     stat: rustix::fs::Stat,
+    /// The entry's link-free path, where it differs from the path the walk reached it by (a
+    /// followed link, or anything below one).
     target: Option<RelPath>,
+    /// Whether the entry itself is a followed link.
+    link: bool,
 }
 
 impl Seen {
-    /// A followed link's target must be served as well as the link's own path.
+    /// An entry reached through a link must be served under its link-free path as well as
+    /// under the walk's.
     fn target_selected(&self, selector: &super::Selector) -> bool {
         self.target
             .as_ref()
@@ -251,7 +256,7 @@ impl Root {
                 call: super::deadline::current(),
             };
             let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
-            let found = self.walk(&dir, &RelPath::root(), 0, &[], &walk)?;
+            let found = self.walk(&dir, &RelPath::root(), None, 0, &[], &walk)?;
             Ok((found, walk.vouched.load(Ordering::Relaxed)))
         };
         match crate::workers::pool() {
@@ -260,10 +265,13 @@ impl Root {
         }
     }
 
+    /// Walks the directory `dir` reached as `path`; `real` is its link-free path when a
+    /// followed link led to it.
     fn walk(
         &self,
         dir: &OwnedFd,
         path: &RelPath,
+        real: Option<&RelPath>,
         depth: u64,
         ancestors: &[(u64, u64)],
         walk: &Walk<'_>,
@@ -271,7 +279,7 @@ impl Root {
         if walk.failed.load(Ordering::Relaxed) {
             return Err(RootError::NotServed); // another thread's failure is the one reported
         }
-        let found = self.walk_directory(dir, path, depth, ancestors, walk);
+        let found = self.walk_directory(dir, path, real, depth, ancestors, walk);
         if found.is_err() {
             walk.failed.store(true, Ordering::Relaxed);
         }
@@ -282,6 +290,7 @@ impl Root {
         &self,
         dir: &OwnedFd,
         path: &RelPath,
+        real: Option<&RelPath>,
         depth: u64,
         ancestors: &[(u64, u64)],
         walk: &Walk<'_>,
@@ -303,7 +312,7 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(seen) = self.see(dir, &name, &child) else {
+            let Some(seen) = self.see(dir, &name, &child, real) else {
                 continue;
             };
             let stat = seen.stat;
@@ -387,7 +396,7 @@ impl Root {
         }
         let mut below = ancestors.to_vec();
         below.push(dir_key(&seen.stat));
-        found.append(self.walk(&sub, child, depth + 1, &below, walk)?);
+        found.append(self.walk(&sub, child, seen.target.as_ref(), depth + 1, &below, walk)?);
         Ok(found)
     }
 
@@ -467,6 +476,7 @@ impl Root {
         budget.enter(depth)?;
         *vouched = *vouched && self.remembered.watch_directory(&dir);
         let mut listed = Vec::new();
+        let real = (resolved != *prefix).then_some(&resolved);
         for name in budget.read(&dir)? {
             let Some(child) = RelPath::from_walk(prefix.join(&name)) else {
                 continue;
@@ -474,7 +484,7 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(seen) = self.see(&dir, &name, &child) else {
+            let Some(seen) = self.see(&dir, &name, &child, real) else {
                 continue;
             };
             let kind = match file_type(&seen.stat) {
@@ -485,7 +495,15 @@ impl Root {
                     let shown = selected_directories && self.selector.selects(child.as_str());
                     let mut ancestors = vec![dir_key(&seen.stat)];
                     if !shown
-                        && !self.probe(&sub, &child, depth + 1, &budget, &mut ancestors, vouched)?
+                        && !self.probe(
+                            &sub,
+                            &child,
+                            &seen,
+                            depth + 1,
+                            &budget,
+                            &mut ancestors,
+                            vouched,
+                        )?
                     {
                         continue;
                     }
@@ -513,10 +531,32 @@ impl Root {
 
     /// How a walk sees `name` in `dir`: its own `lstat`, or with links followed, the `lstat`
     /// of the served, link-free path a link resolves to. `None` for what is skipped.
-    fn see(&self, dir: &OwnedFd, name: &str, child: &RelPath) -> Option<Seen> {
+    /// `real` is the link-free path of `dir` when a followed link led to it: what lies below
+    /// is then held to the selector under its real path too.
+    fn see(
+        &self,
+        dir: &OwnedFd,
+        name: &str,
+        child: &RelPath,
+        real: Option<&RelPath>,
+    ) -> Option<Seen> {
         let stat = lstat_at(dir, name)?;
         if file_type(&stat) != FileType::Symlink || !self.follow_symlinks {
-            return Some(Seen { stat, target: None });
+            let target = match real {
+                None => None,
+                Some(real) => {
+                    let target = RelPath::from_walk(real.join(name))?;
+                    if self.selector.excludes(target.as_str()) {
+                        return None;
+                    }
+                    Some(target)
+                }
+            };
+            return Some(Seen {
+                stat,
+                target,
+                link: false,
+            });
         }
         let target = self.resolve(child, true).ok()?;
         if self.selector.excludes_ancestor(&target) {
@@ -527,14 +567,15 @@ impl Root {
         (file_type(&stat) != FileType::Symlink).then_some(Seen {
             stat,
             target: Some(target),
+            link: true,
         })
     }
 
     /// Opens a directory a walk saw, through the link-free path when it was reached by a link.
     fn open_seen(&self, dir: &OwnedFd, name: &str, seen: &Seen) -> Option<OwnedFd> {
         match &seen.target {
-            Some(target) => open_dir_chain(&self.dir, target),
-            None => open_dir_at(dir, name).ok(),
+            Some(target) if seen.link => open_dir_chain(&self.dir, target),
+            _ => open_dir_at(dir, name).ok(),
         }
     }
 
@@ -545,10 +586,12 @@ impl Root {
     /// Whether `dir` serves any file at any depth. Every entry of a probed directory is read
     /// and charged before any is examined, so the charge never depends on readdir order;
     /// files at one level are checked before descending, and the probe stops at the first hit.
+    #[allow(clippy::too_many_arguments)]
     fn probe(
         &self,
         dir: &OwnedFd,
         path: &RelPath,
+        seen_as: &Seen,
         depth: u64,
         budget: &Budget<'_>,
         ancestors: &mut Vec<(u64, u64)>,
@@ -564,7 +607,7 @@ impl Root {
             if self.selector.excludes(child.as_str()) {
                 continue;
             }
-            let Some(seen) = self.see(dir, &name, &child) else {
+            let Some(seen) = self.see(dir, &name, &child, seen_as.target.as_ref()) else {
                 continue;
             };
             match file_type(&seen.stat) {
@@ -585,7 +628,7 @@ impl Root {
             }
             if let Some(sub) = self.open_seen(dir, &name, &seen) {
                 ancestors.push(key);
-                let found = self.probe(&sub, &child, depth + 1, budget, ancestors, vouched);
+                let found = self.probe(&sub, &child, &seen, depth + 1, budget, ancestors, vouched);
                 ancestors.pop();
                 if found? {
                     return Ok(true);
