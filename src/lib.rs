@@ -46,6 +46,7 @@
 pub mod app;
 pub mod config;
 pub mod engine;
+pub mod json;
 pub mod map;
 pub mod root;
 pub mod server;

@@ -30,7 +30,7 @@ use std::net::SocketAddr;
 use super::ConfigError;
 use super::http::{HttpSettings, parse_host, parse_listen, parse_origin, parse_token_env};
 use super::limits::{
-    LimitSpec, Limits, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES,
+    HttpLimits, LimitSpec, Limits, MAX_DERIVED_CONNECTIONS, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES,
     MIN_SCAN_BYTES,
 };
 
@@ -182,6 +182,9 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
     let mut auth_token_env = None;
     let mut allow_origins = Vec::new();
     let mut allow_hosts = Vec::new();
+    let mut http_limits = HttpLimits::default();
+    // The first http-only flag given, refused without `--http`.
+    let mut first_http_limit: Option<&str> = None;
     // The first root-describing flag, refused if `--config` is given too.
     let mut first_root_flag: Option<&str> = None;
 
@@ -252,7 +255,20 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             }
             _ => match limits.field_for_flag(flag) {
                 Some(field) => *field = parse_count(flag, value)?,
-                None => return Err(ConfigError::new(format!("unknown option {flag}"))),
+                None => match LimitSpec::http_by_flag(flag) {
+                    Some(spec) => {
+                        let count = parse_count(flag, value)?;
+                        if !spec.accepts(count) {
+                            return Err(ConfigError::new(format!(
+                                "{flag} must be an integer from {} to {}",
+                                spec.min, spec.max
+                            )));
+                        }
+                        http_limits.set(spec, count);
+                        first_http_limit.get_or_insert(spec.flag);
+                    }
+                    None => return Err(ConfigError::new(format!("unknown option {flag}"))),
+                },
             },
         }
     }
@@ -263,6 +279,7 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             auth_token_env,
             allow_origins,
             allow_hosts,
+            limits: http_limits,
         }),
         None if auth_token_env.is_some() => {
             return Err(ConfigError::new("--auth-token-env needs --http"));
@@ -272,6 +289,10 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
         }
         None if !allow_hosts.is_empty() => {
             return Err(ConfigError::new("--allow-host needs --http"));
+        }
+        None if first_http_limit.is_some() => {
+            let flag = first_http_limit.unwrap_or_default();
+            return Err(ConfigError::new(format!("{flag} needs --http")));
         }
         None => None,
     };
@@ -435,6 +456,11 @@ fn parse_log_level(value: &str) -> Result<String, ConfigError> {
 /// the text cannot drift from the code.
 pub fn help_text() -> String {
     let d = Limits::default();
+    let HttpLimits {
+        header_read_seconds,
+        idle_seconds,
+        ..
+    } = HttpLimits::default();
     let version = crate::SERVER_VERSION;
     format!(
         "\
@@ -476,6 +502,9 @@ Options:
                                Required when --http is not a loopback address.
   --allow-origin <origin>      Browser origin allowed over HTTP (scheme://host[:port]). Repeatable.
   --allow-host <host>          Host header accepted over HTTP besides loopback names. Repeatable.
+  --http-header-read-seconds <n>  Seconds an HTTP connection has to send request headers. Default {header_read_seconds}.
+  --http-idle-seconds <n>      Seconds an HTTP connection may stay silent with no request running. Default {idle_seconds}.
+  --http-max-connections <n>   Most HTTP connections at once. Default: half the descriptor limit, at most {MAX_DERIVED_CONNECTIONS}.
   --help                       Print this text and exit.
   --version                    Print the version and exit.
 

@@ -116,7 +116,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<ServeConfig, ConfigError> {
     })
 }
 
-/// The `http` object: `listen` (required), `auth_token_env`, `allow_origins`, `allow_hosts`.
+/// The `http` object: `listen` (required), `auth_token_env`, `allow_origins`, `allow_hosts`,
+/// and the connection limits (`header_read_seconds`, `idle_seconds`, `max_connections`).
 fn http_settings(path: &str, value: &Value) -> Result<HttpSettings, ConfigError> {
     let fail = |key: &str, problem: &str| fail(path, &format!("http.{key}"), problem);
     let Value::Object(map) = value else {
@@ -162,7 +163,21 @@ fn http_settings(path: &str, value: &Value) -> Result<HttpSettings, ConfigError>
                     );
                 }
             }
-            _ => return Err(self::fail(path, "http", &unknown_key(key))),
+            _ => match LimitSpec::http_by_key(key) {
+                Some(spec) => {
+                    let count = value
+                        .as_u64()
+                        .filter(|count| spec.accepts(*count))
+                        .ok_or_else(|| {
+                            fail(
+                                key,
+                                &format!("must be an integer from {} to {}", spec.min, spec.max),
+                            )
+                        })?;
+                    settings.limits.set(spec, count);
+                }
+                None => return Err(self::fail(path, "http", &unknown_key(key))),
+            },
         }
     }
     Ok(settings)

@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use super::ConfigError;
 use super::args::is_env_name;
+use super::limits::HttpLimits;
 
 /// Shortest bearer token accepted: guessing one must not be practical.
 pub const MIN_TOKEN_BYTES: usize = 16;
@@ -37,6 +38,8 @@ pub struct HttpSettings {
     pub allow_origins: Vec<String>,
     /// `Host` values accepted besides the loopback names (for a public bind behind a proxy).
     pub allow_hosts: Vec<String>,
+    /// Connection limits (header read time, idle time, most connections).
+    pub limits: HttpLimits,
 }
 
 /// The HTTP settings ready to serve: the token read, the host list complete.
@@ -51,6 +54,8 @@ pub struct HttpConfig {
     pub allow_origins: Vec<String>,
     /// Allowed `Host` values.
     pub allow_hosts: Vec<String>,
+    /// Connection limits (header read time, idle time, most connections).
+    pub limits: HttpLimits,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -61,6 +66,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("token", &self.token.as_ref().map(|_| "<set>"))
             .field("allow_origins", &self.allow_origins)
             .field("allow_hosts", &self.allow_hosts)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -73,6 +79,7 @@ impl HttpSettings {
             auth_token_env: None,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
+            limits: HttpLimits::default(),
         }
     }
 
@@ -109,6 +116,7 @@ impl HttpSettings {
             token,
             allow_origins,
             allow_hosts,
+            limits: self.limits,
         })
     }
 }

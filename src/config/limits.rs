@@ -1,4 +1,5 @@
-//! Every walk, read, scan, result and write limit: its default and its valid range, defined once.
+//! Every walk, read, scan, result and write limit, and the HTTP listener's connection limits:
+//! each one's default and valid range, defined once.
 
 /// The largest integer a JSON number (and so a ptc-fs-mcp limit) can carry exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
@@ -206,6 +207,94 @@ impl Limits {
     }
 }
 
+/// The HTTP listener's bounds on connections, which keep descriptors for authenticated work
+/// however many clients connect and stall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Seconds a connection has to send a request's headers, counted from when the server
+    /// starts waiting for them (also between requests on a kept-alive connection)
+    /// (`--http-header-read-seconds`).
+    pub header_read_seconds: u64,
+    /// Seconds a connection may move no byte while none of its requests is being handled
+    /// (`--http-idle-seconds`).
+    pub idle_seconds: u64,
+    /// Most connections open at once; past it, new ones wait in the kernel's queue
+    /// (`--http-max-connections`). `None`: half the descriptor limit, between
+    /// [`MIN_DERIVED_CONNECTIONS`] and [`MAX_DERIVED_CONNECTIONS`].
+    pub max_connections: Option<u64>,
+}
+
+/// Fewest connections the derived `max_connections` allows.
+pub const MIN_DERIVED_CONNECTIONS: u64 = 8;
+/// Most connections the derived `max_connections` allows.
+pub const MAX_DERIVED_CONNECTIONS: u64 = 512;
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_read_seconds: 10,
+            idle_seconds: 60,
+            max_connections: None,
+        }
+    }
+}
+
+/// Every HTTP connection limit: `key` is the field of [`HttpLimits`] and the key in a config
+/// file's `http` object, `flag` the command-line flag.
+pub const HTTP_LIMIT_SPECS: [LimitSpec; 3] = [
+    LimitSpec {
+        key: "header_read_seconds",
+        flag: "--http-header-read-seconds",
+        min: 1,
+        max: 3_600,
+    },
+    LimitSpec {
+        key: "idle_seconds",
+        flag: "--http-idle-seconds",
+        min: 1,
+        max: 86_400,
+    },
+    LimitSpec {
+        key: "max_connections",
+        flag: "--http-max-connections",
+        min: 1,
+        max: 65_536,
+    },
+];
+
+impl HttpLimits {
+    /// Sets the limit `spec` (one of [`HTTP_LIMIT_SPECS`]) to `value`.
+    pub fn set(&mut self, spec: &LimitSpec, value: u64) {
+        match spec.key {
+            "header_read_seconds" => self.header_read_seconds = value,
+            "idle_seconds" => self.idle_seconds = value,
+            "max_connections" => self.max_connections = Some(value),
+            _ => unreachable!("every HTTP LimitSpec key names a field"),
+        }
+    }
+
+    /// The connection cap: the one set, or half of `descriptors` (the soft descriptor limit,
+    /// unlimited when `None`) within the derived bounds, leaving the rest to the roots' work.
+    pub fn connections(&self, descriptors: Option<u64>) -> u64 {
+        self.max_connections.unwrap_or_else(|| {
+            (descriptors.unwrap_or(u64::MAX) / 2)
+                .clamp(MIN_DERIVED_CONNECTIONS, MAX_DERIVED_CONNECTIONS)
+        })
+    }
+}
+
+impl LimitSpec {
+    /// The HTTP limit whose flag is `flag`.
+    pub fn http_by_flag(flag: &str) -> Option<&'static LimitSpec> {
+        HTTP_LIMIT_SPECS.iter().find(|spec| spec.flag == flag)
+    }
+
+    /// The HTTP limit whose `http` config key is `key`.
+    pub fn http_by_key(key: &str) -> Option<&'static LimitSpec> {
+        HTTP_LIMIT_SPECS.iter().find(|spec| spec.key == key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +312,27 @@ mod tests {
         }
         assert_eq!(limits.field_for_key("max_bogus"), None);
         assert_eq!(limits.field_for_flag("--max-bogus"), None);
+    }
+
+    #[test]
+    fn http_limits_have_one_spelling_and_a_derived_cap() {
+        let mut limits = HttpLimits::default();
+        for (n, spec) in HTTP_LIMIT_SPECS.iter().enumerate() {
+            assert_eq!(spec.flag, format!("--http-{}", spec.key.replace('_', "-")));
+            assert_eq!(LimitSpec::http_by_flag(spec.flag), Some(spec));
+            assert_eq!(LimitSpec::http_by_key(spec.key), Some(spec));
+            limits.set(spec, 100 + n as u64);
+        }
+        assert_eq!(
+            (limits.header_read_seconds, limits.idle_seconds),
+            (100, 101)
+        );
+        assert_eq!(limits.connections(Some(4)), 102);
+        let derived = HttpLimits::default();
+        assert_eq!(derived.connections(Some(256)), 128);
+        assert_eq!(derived.connections(Some(1024)), 512);
+        assert_eq!(derived.connections(Some(4)), 8);
+        assert_eq!(derived.connections(None), 512);
     }
 
     #[test]

@@ -10,6 +10,13 @@
 //! * every modern result carries the server's identity in `_meta`;
 //! * at end of input, requests already accepted are answered before the stream closes.
 //!
+//! Memory is bounded per line and in total: a line is read with its cap enforced while reading
+//! (past [`MAX_LINE_BYTES`] it is answered at once and the rest discarded up to its newline);
+//! before it is parsed, a pass that builds nothing refuses a repeated key and a message of more
+//! than [`MAX_MESSAGE_VALUES`] values; the parsed message is handed on without a copy (a call's
+//! arguments skip `rmcp`'s deserializer); and the lines over [`FREE_LINE_BYTES`] in flight share
+//! [`IN_FLIGHT_LINE_BYTES`], held until their answer is written.
+//!
 //! Only protocol messages are ever written to the output.
 
 use std::collections::HashMap;
@@ -17,15 +24,18 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, Notify, mpsc};
+use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::server_info_meta;
 use crate::config::{ProtocolMode, ServerIdentity};
+use crate::json::{MAX_MESSAGE_VALUES, Scan, scan};
 
 /// The one modern protocol revision fsmcp serves statelessly.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -33,8 +43,16 @@ const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 const MISSING_ENVELOPE: &str = "Request is missing the required _meta envelope for protocol revision 2026-07-28 (io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities)";
-/// Longest line accepted; a longer one is answered as a parse error and discarded.
-const MAX_LINE_BYTES: usize = 64 << 20;
+/// Longest line accepted, newline included; a longer one is answered as a parse error and
+/// discarded.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// Bytes of the lines over [`FREE_LINE_BYTES`] that may be in flight (read and not yet
+/// answered) at once: one line of the largest size, or several smaller ones. A large line
+/// waits for room before it is parsed; reading stops meanwhile.
+pub const IN_FLIGHT_LINE_BYTES: usize = MAX_LINE_BYTES;
+/// Lines up to this size are never held back, so a cancellation or a small call always gets
+/// through while large calls fill [`IN_FLIGHT_LINE_BYTES`].
+pub const FREE_LINE_BYTES: usize = 64 << 10;
 
 /// Which protocol era the connection has settled on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +71,8 @@ struct Shared {
     writer: Mutex<Writer>,
     state: std::sync::Mutex<WireState>,
     drained: Notify,
+    /// Room for the bytes of large lines in flight ([`IN_FLIGHT_LINE_BYTES`]).
+    room: Arc<Semaphore>,
     eof: AtomicBool,
     mode: ProtocolMode,
     /// The server's `_meta` identity, stamped on every modern result.
@@ -63,8 +83,16 @@ struct Shared {
 #[doc(hidden)]
 pub struct WireState {
     era: Era,
-    /// Accepted requests awaiting their response, by id text, with the era they were sent in.
-    in_flight: HashMap<String, Era>,
+    /// Accepted requests awaiting their response, by id text.
+    in_flight: HashMap<String, Flight>,
+}
+
+/// One accepted request awaiting its response.
+struct Flight {
+    /// The era it was sent in.
+    era: Era,
+    /// Its line's share of [`IN_FLIGHT_LINE_BYTES`], given back when it is answered.
+    _room: Option<OwnedSemaphorePermit>,
 }
 
 /// A JSON-RPC line transport for `rmcp`. Clones share one stream.
@@ -106,6 +134,130 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// Whether `id` is a JSON-RPC id fsmcp answers to: a string or an integer.
+fn is_valid_id(id: Option<&Value>) -> bool {
+    matches!(id, Some(Value::String(_))) || id.and_then(Value::as_i64).is_some()
+}
+
+/// The answer to a message the scan refuses: a repeated key (a permission layer in front may
+/// have judged the other occurrence) or too many values. `None` lets the message through.
+fn scan_refusal(scanned: &Scan) -> Option<Verdict> {
+    let id = || {
+        scanned
+            .id
+            .as_ref()
+            .filter(|id| is_valid_id(Some(id)))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    if scanned.too_many_values {
+        let text = format!(
+            "Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values"
+        );
+        return Some(Verdict::Reply(error_reply(&id(), -32600, &text, None)));
+    }
+    let duplicate = scanned.duplicate.as_ref()?;
+    if scanned.method.is_some() && scanned.id.is_none() {
+        // A notification gets no answer.
+        return Some(Verdict::Drop);
+    }
+    let reply = duplicate_reply(
+        &duplicate.key,
+        &duplicate.location,
+        scanned.method.as_deref(),
+    );
+    // An id that is itself repeated is ambiguous: the answer names none.
+    let id = if duplicate.key == "id" && duplicate.location.is_empty() {
+        Value::Null
+    } else {
+        id()
+    };
+    Some(Verdict::Reply(error_reply(&id, reply.0, &reply.1, None)))
+}
+
+/// The JSON-RPC error for a key repeated in one object of a request: `-32602` naming the
+/// request when it is in `params`, `-32600` elsewhere. Shared with the HTTP transport.
+pub(crate) fn duplicate_reply(key: &str, location: &str, method: Option<&str>) -> (i64, String) {
+    let mut shown: String = key.chars().take(64).collect::<String>();
+    if shown.len() < key.len() {
+        shown.push('…');
+    }
+    let shown = shown.escape_debug();
+    match method {
+        Some(method) if location == "params" || location.starts_with("params.") => (
+            -32602,
+            format!(
+                "Invalid {method} request: duplicate key '{shown}' in {location}; send each key once"
+            ),
+        ),
+        _ if location.is_empty() => (
+            -32600,
+            format!("Invalid Request: duplicate key '{shown}'; send each key once"),
+        ),
+        _ => (
+            -32600,
+            format!("Invalid Request: duplicate key '{shown}' in {location}; send each key once"),
+        ),
+    }
+}
+
+/// How reading one line ended.
+enum Read {
+    /// A line (its newline included, if any) is in the buffer.
+    Line,
+    /// The line passed [`MAX_LINE_BYTES`]; the rest of it, up to its newline, will be skipped.
+    TooLong,
+    /// The input ended.
+    End,
+}
+
+/// Reads the next line into `line` (cleared first), enforcing [`MAX_LINE_BYTES`] as it reads:
+/// an over-long line is reported as soon as it passes the cap, its bytes are released, and
+/// `discarding` makes the following calls skip to its newline without keeping anything.
+async fn read_line(
+    reader: &mut BufReader<Reader>,
+    line: &mut Vec<u8>,
+    discarding: &mut bool,
+) -> Read {
+    line.clear();
+    loop {
+        let buffer = match reader.fill_buf().await {
+            Ok(buffer) => buffer,
+            Err(_) => return Read::End,
+        };
+        if buffer.is_empty() {
+            // A last line without a newline is still a line.
+            return if line.is_empty() || *discarding {
+                Read::End
+            } else {
+                Read::Line
+            };
+        }
+        let (taken, complete) = match memchr::memchr(b'\n', buffer) {
+            Some(at) => (at + 1, true),
+            None => (buffer.len(), false),
+        };
+        if *discarding {
+            reader.consume(taken);
+            if complete {
+                *discarding = false;
+            }
+            continue;
+        }
+        if line.len() + taken > MAX_LINE_BYTES {
+            reader.consume(taken);
+            *line = Vec::new();
+            *discarding = !complete;
+            return Read::TooLong;
+        }
+        line.extend_from_slice(&buffer[..taken]);
+        reader.consume(taken);
+        if complete {
+            return Read::Line;
+        }
+    }
+}
+
 impl LineTransport {
     /// A transport reading requests from `reader` and writing responses to `writer`. Must be
     /// called inside a Tokio runtime: a task reads and judges lines from then on, so a line is
@@ -124,6 +276,7 @@ impl LineTransport {
                 writer: Mutex::new(Box::pin(writer)),
                 state: std::sync::Mutex::new(WireState::new()),
                 drained: Notify::new(),
+                room: Arc::new(Semaphore::new(IN_FLIGHT_LINE_BYTES)),
                 eof: AtomicBool::new(false),
                 mode,
                 server_info: server_info_meta(identity),
@@ -143,19 +296,45 @@ impl LineTransport {
         sender: mpsc::Sender<ClientJsonRpcMessage>,
     ) {
         let mut line = Vec::new();
+        let mut discarding = false;
         loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            match read_line(&mut reader, &mut line, &mut discarding).await {
+                Read::End => break,
+                Read::TooLong => {
+                    let reply = error_reply(&Value::Null, -32700, "Parse error", None);
+                    LineTransport::write_line(&self.shared, &reply).await;
+                    continue;
+                }
+                Read::Line => {}
             }
-            if line.len() > MAX_LINE_BYTES {
-                let reply = error_reply(&Value::Null, -32700, "Parse error", None);
-                LineTransport::write_line(&self.shared, &reply).await;
-                continue;
+            let room = if line.len() > FREE_LINE_BYTES {
+                // Never more than the whole room: a line is at most MAX_LINE_BYTES.
+                let bytes = line.len().min(IN_FLIGHT_LINE_BYTES) as u32;
+                match self.shared.room.clone().acquire_many_owned(bytes).await {
+                    Ok(permit) => Some(permit),
+                    Err(_) => break,
+                }
+            } else {
+                None
+            };
+            let verdict = judge_line(&line, &self.shared.state, self.shared.mode);
+            // A large line's buffer is given back rather than kept for the next line.
+            if line.capacity() > FREE_LINE_BYTES {
+                line = Vec::new();
+            } else {
+                line.clear();
             }
-            match judge_line(&line, &self.shared.state, self.shared.mode) {
+            match verdict {
                 Verdict::Forward(message) => {
+                    if let (Some(room), JsonRpcMessage::Request(request)) = (room, &*message) {
+                        let key = serde_json::to_value(&request.id)
+                            .map(|id| id_key(&id))
+                            .unwrap_or_default();
+                        let mut state = self.shared.state.lock().expect("wire state");
+                        if let Some(flight) = state.in_flight.get_mut(&key) {
+                            flight._room = Some(room);
+                        }
+                    }
                     if sender.send(*message).await.is_err() {
                         break;
                     }
@@ -195,6 +374,13 @@ impl LineTransport {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Verdict::Drop;
         }
+        // One pass that builds nothing comes first: what it refuses is never expanded.
+        let Ok(scanned) = scan(line, MAX_MESSAGE_VALUES) else {
+            return Verdict::Reply(error_reply(&Value::Null, -32700, "Parse error", None));
+        };
+        if let Some(verdict) = scan_refusal(&scanned) {
+            return verdict;
+        }
         let Ok(message) = serde_json::from_slice::<Value>(line) else {
             return Verdict::Reply(error_reply(&Value::Null, -32700, "Parse error", None));
         };
@@ -206,25 +392,26 @@ impl LineTransport {
             };
             return Verdict::Reply(error_reply(&Value::Null, -32600, text, None));
         };
-        let id = object.get("id");
-        let valid_id = matches!(id, Some(Value::String(_))) || id.and_then(Value::as_i64).is_some();
+        let id = object.get("id").cloned();
+        let valid_id = is_valid_id(id.as_ref());
         let Some(method) = object.get("method").and_then(Value::as_str) else {
             if object.contains_key("result") || object.contains_key("error") {
                 // A response to a request fsmcp never sends.
                 return Verdict::Drop;
             }
             let id = if valid_id {
-                id.cloned().unwrap_or(Value::Null)
+                id.unwrap_or(Value::Null)
             } else {
                 Value::Null
             };
             return Verdict::Reply(error_reply(&id, -32600, "Invalid Request", None));
         };
+        let method = method.to_owned();
         if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return match id {
                 None => Verdict::Drop,
                 Some(id) => Verdict::Reply(error_reply(
-                    if valid_id { id } else { &Value::Null },
+                    if valid_id { &id } else { &Value::Null },
                     -32600,
                     "Invalid Request: jsonrpc must be \"2.0\"",
                     None,
@@ -232,21 +419,21 @@ impl LineTransport {
             };
         }
         match id {
-            None => LineTransport::judge_notification(state, method, &message),
+            None => LineTransport::judge_notification(state, &method, message),
             Some(id) if !valid_id => Verdict::Reply(error_reply(
                 &Value::Null,
                 -32600,
                 &format!("Invalid Request: the id {id} is not a string or an integer"),
                 None,
             )),
-            Some(id) => LineTransport::judge_request(state, mode, method, id, &message),
+            Some(id) => LineTransport::judge_request(state, mode, &method, &id, message),
         }
     }
 
     fn judge_notification(
         state: &std::sync::Mutex<WireState>,
         method: &str,
-        message: &Value,
+        message: Value,
     ) -> Verdict {
         let mut state = state.lock().expect("wire state");
         // Until a loop has chosen an era, rmcp would end on a notification; nothing is lost by
@@ -266,7 +453,7 @@ impl LineTransport {
             _ => return Verdict::Drop,
         }
         drop(state);
-        match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
+        match serde_json::from_value::<ClientJsonRpcMessage>(message) {
             Ok(parsed) => Verdict::Forward(Box::new(parsed)),
             Err(_) => Verdict::Drop,
         }
@@ -277,7 +464,7 @@ impl LineTransport {
         mode: ProtocolMode,
         method: &str,
         id: &Value,
-        message: &Value,
+        mut message: Value,
     ) -> Verdict {
         let meta = message.pointer("/params/_meta");
         let claim = meta.and_then(|m| m.get(VERSION_KEY));
@@ -358,7 +545,7 @@ impl LineTransport {
         ) {
             return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
         }
-        if let Some(problem) = params_problem(method, message) {
+        if let Some(problem) = params_problem(method, &message) {
             return Verdict::Reply(error_reply(
                 id,
                 -32602,
@@ -366,8 +553,24 @@ impl LineTransport {
                 None,
             ));
         }
-        let parsed = match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
-            Ok(parsed) => parsed,
+        // A call's arguments (the one part that may be large) skip rmcp's deserializer, which
+        // would copy them through its buffered form, and are put back as they were parsed.
+        let arguments = match message.pointer_mut("/params/arguments") {
+            Some(arguments) if method == "tools/call" => Some(arguments.take()),
+            _ => None,
+        };
+        let parsed = match serde_json::from_value::<ClientJsonRpcMessage>(message) {
+            Ok(mut parsed) => {
+                if let (
+                    Some(Value::Object(arguments)),
+                    JsonRpcMessage::Request(request),
+                ) = (arguments, &mut parsed)
+                    && let ClientRequest::CallToolRequest(call) = &mut request.request
+                {
+                    call.params.arguments = Some(arguments);
+                }
+                parsed
+            }
             Err(_) => {
                 return Verdict::Reply(error_reply(
                     id,
@@ -380,7 +583,13 @@ impl LineTransport {
         if state.era == Era::Undecided && method != "server/discover" && method != "ping" {
             state.era = era_of_request;
         }
-        state.in_flight.insert(id_key(id), era_of_request);
+        state.in_flight.insert(
+            id_key(id),
+            Flight {
+                era: era_of_request,
+                _room: None,
+            },
+        );
         Verdict::Forward(Box::new(parsed))
     }
 
@@ -516,7 +725,7 @@ impl Transport<RoleServer> for LineTransport {
                     .expect("wire state")
                     .in_flight
                     .get(&id_key(id))
-                    .copied()
+                    .map(|flight| flight.era)
             });
             // A tool result (a page can be megabytes) is stamped in place and serialized once;
             // other messages are small and stamped as JSON.

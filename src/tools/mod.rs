@@ -80,11 +80,9 @@ impl std::fmt::Debug for ToolSpec {
 impl ToolSpec {
     /// Validates `arguments` against the input schema, then runs the handler.
     pub fn call(&self, engine: &Engine, arguments: &Map<String, Value>) -> ToolOutcome {
-        let mut advertised = arguments.clone();
-        for name in self.reserved {
-            advertised.remove(*name);
-        }
-        let errors = violations(&self.input_schema, &Value::Object(advertised));
+        // Reserved arguments are skipped rather than removed from a copy: arguments can be
+        // megabytes.
+        let errors = validate::object_violations(&self.input_schema, arguments, self.reserved);
         if !errors.is_empty() {
             return Err(format!(
                 "Input validation error: Invalid arguments for tool {}: {}",

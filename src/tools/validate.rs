@@ -5,12 +5,29 @@
 //! `required`, `additionalProperties: false`, `minLength`, `minimum`, `maximum`, `items`,
 //! `minItems`, `maxItems`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Every violation of `schema` by `data`, in schema order; empty when valid.
 pub fn violations(schema: &Value, data: &Value) -> Vec<String> {
     let mut errors = Vec::new();
     check(schema, data, "data", &mut errors);
+    errors
+}
+
+/// [`violations`] of an object, as if the keys in `skipped` were absent (without copying it).
+pub fn object_violations(
+    schema: &Value,
+    data: &Map<String, Value>,
+    skipped: &[&str],
+) -> Vec<String> {
+    let mut errors = Vec::new();
+    if let Some(kind) = schema.get("type").and_then(Value::as_str)
+        && kind != "object"
+    {
+        errors.push(format!("data must be {kind}"));
+        return errors;
+    }
+    check_object(schema, data, "data", skipped, &mut errors);
     errors
 }
 
@@ -43,33 +60,7 @@ fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
         return;
     }
     match data {
-        Value::Object(map) => {
-            for name in schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(name) = name.as_str()
-                    && !map.contains_key(name)
-                {
-                    errors.push(format!("{path} must have required property '{name}'"));
-                }
-            }
-            let properties = schema.get("properties").and_then(Value::as_object);
-            if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-                for key in map.keys() {
-                    if !properties.is_some_and(|p| p.contains_key(key)) {
-                        errors.push(format!("{path} must NOT have additional properties"));
-                    }
-                }
-            }
-            for (name, sub) in properties.into_iter().flatten() {
-                if let Some(value) = map.get(name) {
-                    check(sub, value, &format!("{path}/{name}"), errors);
-                }
-            }
-        }
+        Value::Object(map) => check_object(schema, map, path, &[], errors),
         Value::String(text) => {
             if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
                 && (text.chars().count() as u64) < min
@@ -108,6 +99,41 @@ fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+fn check_object(
+    schema: &Value,
+    map: &Map<String, Value>,
+    path: &str,
+    skipped: &[&str],
+    errors: &mut Vec<String>,
+) {
+    let present = |key: &str| map.contains_key(key) && !skipped.contains(&key);
+    for name in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(name) = name.as_str()
+            && !present(name)
+        {
+            errors.push(format!("{path} must have required property '{name}'"));
+        }
+    }
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        for key in map.keys().filter(|key| !skipped.contains(&key.as_str())) {
+            if !properties.is_some_and(|p| p.contains_key(key)) {
+                errors.push(format!("{path} must NOT have additional properties"));
+            }
+        }
+    }
+    for (name, sub) in properties.into_iter().flatten() {
+        if let Some(value) = map.get(name).filter(|_| present(name)) {
+            check(sub, value, &format!("{path}/{name}"), errors);
+        }
     }
 }
 
