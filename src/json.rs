@@ -51,10 +51,22 @@ pub struct Duplicate {
 /// nesting deeper than `serde_json`'s limit) is the error; a repeated key or too many values
 /// is reported in the [`Scan`]. Memory stays proportional to the keys of the open objects.
 pub fn scan(bytes: &[u8], max_values: usize) -> Result<Scan, serde_json::Error> {
+    run(bytes, max_values, false)
+}
+
+/// Checks that `bytes` is one JSON value in which no object repeats a key. The error is
+/// `serde_json`'s, with its line and column: a syntax error, or a data error reading
+/// `duplicate key '<key>'` at the repetition.
+pub fn check_unique_keys(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    run(bytes, usize::MAX, true).map(|_| ())
+}
+
+fn run(bytes: &[u8], max_values: usize, strict: bool) -> Result<Scan, serde_json::Error> {
     let mut state = State {
         scan: Scan::default(),
         values: 0,
         max_values,
+        strict,
         pending: None,
         reversed: Vec::new(),
     };
@@ -72,13 +84,17 @@ pub fn scan(bytes: &[u8], max_values: usize) -> Result<Scan, serde_json::Error> 
         Err(error) => return Err(error),
     }
     if let Some(duplicate) = &mut state.scan.duplicate {
-        duplicate.location = state.reversed.iter().rev().fold(String::new(), |mut out, seg| {
-            if !out.is_empty() && !seg.starts_with('[') {
-                out.push('.');
-            }
-            out.push_str(seg);
-            out
-        });
+        duplicate.location = state
+            .reversed
+            .iter()
+            .rev()
+            .fold(String::new(), |mut out, seg| {
+                if !out.is_empty() && !seg.starts_with('[') {
+                    out.push('.');
+                }
+                out.push_str(seg);
+                out
+            });
     }
     Ok(state.scan)
 }
@@ -90,6 +106,8 @@ struct State {
     scan: Scan,
     values: usize,
     max_values: usize,
+    /// Stop at the first repeated key, with an error where it is.
+    strict: bool,
     /// Depth of the object holding the first duplicate while its location is being collected
     /// on the way out: each enclosing container adds its segment once.
     pending: Option<usize>,
@@ -221,6 +239,20 @@ impl<'de> Visitor<'de> for Node<'_> {
                 (0, "method") => Role::Method,
                 _ => Role::Other,
             };
+            let repeated = keys.contains(&key);
+            if repeated && self.state.strict {
+                return Err(de::Error::custom(format!(
+                    "duplicate key '{}'",
+                    key.escape_debug()
+                )));
+            }
+            if repeated && self.state.scan.duplicate.is_none() {
+                self.state.scan.duplicate = Some(Duplicate {
+                    key: key.clone(),
+                    location: String::new(),
+                });
+                self.state.pending = Some(depth);
+            }
             let child = Node {
                 state: &mut *self.state,
                 depth: depth + 1,
@@ -228,15 +260,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             };
             map.next_value_seed(child)?;
             self.state.child_done(depth, || key.clone());
-            if keys.contains(&key) {
-                if self.state.scan.duplicate.is_none() {
-                    self.state.scan.duplicate = Some(Duplicate {
-                        key,
-                        location: String::new(),
-                    });
-                    self.state.pending = Some(depth);
-                }
-            } else {
+            if !repeated {
                 keys.insert(key);
             }
         }
@@ -277,11 +301,23 @@ mod tests {
 
     #[test]
     fn captures_id_and_method_after_a_duplicate() {
-        let found = scan(br#"{"method":"tools/call","params":{"a":1,"a":2},"id":"x"}"#, 100)
-            .unwrap();
+        let found = scan(
+            br#"{"method":"tools/call","params":{"a":1,"a":2},"id":"x"}"#,
+            100,
+        )
+        .unwrap();
         assert_eq!(found.id, Some(Value::from("x")));
         assert_eq!(found.method.as_deref(), Some("tools/call"));
         assert!(found.duplicate.is_some() && !found.too_many_values);
+    }
+
+    #[test]
+    fn strict_checking_names_the_key_and_its_position() {
+        assert!(check_unique_keys(br#"{"a":[{"b":1}],"c":{"b":2}}"#).is_ok());
+        let error = check_unique_keys(b"{\"a\": 1,\n \"a\": 2}").unwrap_err();
+        assert!(error.is_data());
+        assert_eq!(error.to_string(), "duplicate key 'a' at line 2 column 4");
+        assert!(check_unique_keys(b"{\"a\": ").unwrap_err().is_eof());
     }
 
     #[test]

@@ -30,8 +30,8 @@ use std::net::SocketAddr;
 use super::ConfigError;
 use super::http::{HttpSettings, parse_host, parse_listen, parse_origin, parse_token_env};
 use super::limits::{
-    HttpLimits, LimitSpec, Limits, MAX_DERIVED_CONNECTIONS, MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES,
-    MIN_SCAN_BYTES,
+    HttpLimits, LimitSpec, Limits, MAX_DERIVED_CONNECTIONS, MAX_PAGE_BYTES, MAX_SAFE_INTEGER,
+    MIN_READ_BYTES, MIN_RESULT_BYTES, MIN_SCAN_BYTES,
 };
 
 /// What the process was asked to do.
@@ -502,9 +502,11 @@ Options:
                                Required when --http is not a loopback address.
   --allow-origin <origin>      Browser origin allowed over HTTP (scheme://host[:port]). Repeatable.
   --allow-host <host>          Host header accepted over HTTP besides loopback names. Repeatable.
-  --http-header-read-seconds <n>  Seconds an HTTP connection has to send request headers. Default {header_read_seconds}.
-  --http-idle-seconds <n>      Seconds an HTTP connection may stay silent with no request running. Default {idle_seconds}.
-  --http-max-connections <n>   Most HTTP connections at once. Default: half the descriptor limit, at most {MAX_DERIVED_CONNECTIONS}.
+  --http-header-read-seconds <n>
+                               Seconds an HTTP connection has to send headers. Default {header_read_seconds}.
+  --http-idle-seconds <n>      Seconds a silent HTTP connection stays open. Default {idle_seconds}.
+  --http-max-connections <n>   Most HTTP connections open at once. Default: half the
+                               descriptor limit, at most {MAX_DERIVED_CONNECTIONS}.
   --help                       Print this text and exit.
   --version                    Print the version and exit.
 
@@ -821,6 +823,54 @@ mod tests {
         assert_eq!(
             error(&["--root", ".", "--allow-host", "a"]),
             "--allow-host needs --http"
+        );
+        assert_eq!(http.limits, HttpLimits::default());
+        let limited = run(&[
+            "--root",
+            ".",
+            "--http",
+            "127.0.0.1:1",
+            "--http-header-read-seconds",
+            "3",
+            "--http-idle-seconds",
+            "4",
+            "--http-max-connections",
+            "5",
+        ]);
+        let limits = limited.http.expect("http settings").limits;
+        assert_eq!(
+            (
+                limits.header_read_seconds,
+                limits.idle_seconds,
+                limits.max_connections
+            ),
+            (3, 4, Some(5))
+        );
+        assert_eq!(
+            error(&["--root", ".", "--http-idle-seconds", "4"]),
+            "--http-idle-seconds needs --http"
+        );
+        assert_eq!(
+            error(&[
+                "--root",
+                ".",
+                "--http",
+                "127.0.0.1:1",
+                "--http-max-connections",
+                "0"
+            ]),
+            "--http-max-connections must be a positive integer"
+        );
+        assert_eq!(
+            error(&[
+                "--root",
+                ".",
+                "--http",
+                "127.0.0.1:1",
+                "--http-header-read-seconds",
+                "3601"
+            ]),
+            "--http-header-read-seconds must be an integer from 1 to 3600"
         );
         assert_eq!(
             error(&["--root", ".", "--http", "127.0.0.1:1", "--call", "x"]),

@@ -26,11 +26,9 @@
 //! assert_eq!(error.to_string(), "cfg.json: roots[0]: unknown key 'inclde'");
 //! ```
 
-use std::fmt;
 use std::path::Path;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::args::{is_env_name, is_prefix};
 use super::http::{HttpSettings, parse_host, parse_listen, parse_origin};
@@ -52,9 +50,12 @@ pub fn load(path: &str) -> Result<ServeConfig, ConfigError> {
 /// of relative roots.
 pub fn parse(path: &str, bytes: &[u8]) -> Result<ServeConfig, ConfigError> {
     let fail = |location: &str, problem: &str| fail(path, location, problem);
-    let document = match serde_json::from_slice::<Strict>(bytes) {
-        Ok(Strict(document)) => document,
-        // A data error can only be the duplicate-key refusal below; its text carries the position.
+    // In a config file the second `"read_only"` silently winning over the first is a trap.
+    let document = match crate::json::check_unique_keys(bytes)
+        .and_then(|()| serde_json::from_slice::<Value>(bytes))
+    {
+        Ok(document) => document,
+        // A data error can only be the duplicate-key refusal; its text carries the position.
         Err(error) if error.is_data() => {
             return Err(ConfigError::new(format!("{path}: {error}")));
         }
@@ -310,81 +311,6 @@ fn strings(value: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// A JSON value parsed like [`Value`], except that an object repeating a key is refused: in a
-/// config file the second `"read_only"` silently winning over the first is a trap.
-struct Strict(Value);
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_owned()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Strict(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "duplicate key '{}'",
-                    key.escape_debug()
-                )));
-            }
-            let Strict(value) = map.next_value()?;
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -428,6 +354,18 @@ mod tests {
         assert_eq!(http.auth_token_env.as_deref(), Some("TOKEN"));
         assert_eq!(http.allow_origins, ["https://app.example.com"]);
         assert_eq!(http.allow_hosts, ["fs.example.com"]);
+        let config = ok(r#"{"roots": [{"root": "a", "include": ["**"]}],
+            "http": {"listen": "127.0.0.1:1", "header_read_seconds": 3, "idle_seconds": 4,
+                     "max_connections": 5}}"#);
+        let limits = config.http.expect("http settings").limits;
+        assert_eq!(
+            (
+                limits.header_read_seconds,
+                limits.idle_seconds,
+                limits.max_connections
+            ),
+            (3, 4, Some(5))
+        );
         let roots = r#""roots": [{"root": "a", "include": ["**"]}]"#;
         for (http, message) in [
             (r#"{}"#, "cfg.json: http: missing key 'listen'"),
@@ -448,6 +386,14 @@ mod tests {
                 "cfg.json: http: unknown key 'port'",
             ),
             (r#"[]"#, "cfg.json: http: must be an object"),
+            (
+                r#"{"listen": "127.0.0.1:1", "max_connections": 0}"#,
+                "cfg.json: http.max_connections: must be an integer from 1 to 65536",
+            ),
+            (
+                r#"{"listen": "127.0.0.1:1", "idle_seconds": "5"}"#,
+                "cfg.json: http.idle_seconds: must be an integer from 1 to 86400",
+            ),
         ] {
             assert_eq!(
                 error(&format!("{{{roots}, \"http\": {http}}}")),
