@@ -443,3 +443,63 @@ fn a_request_that_never_finishes_sending_gets_408() {
     // Other clients were served meanwhile and still are.
     assert_eq!(server.modern(1, "tools/list", json!({}), &[]).status, 200);
 }
+
+#[test]
+fn a_host_header_is_parsed_strictly() {
+    let tree = tree();
+    let server = serve(&tree, &["--allow-host", "fs.example.com:8443"]);
+    let with_host = |id: u64, host: &str| {
+        server
+            .modern(id, "tools/list", json!({}), &[("Host", host)])
+            .status
+    };
+    // User information, a port that is not a number or out of range, a path, a bare IPv6
+    // address, a second colon: malformed, 400.
+    for (id, host) in [
+        "evil.com@localhost",
+        "localhost:abc",
+        "localhost:",
+        "localhost:65536",
+        "localhost:000080",
+        "localhost/x",
+        "::1",
+        "[::1",
+        "[::1]x",
+        "127.0.0.1:80:80",
+        "local_host",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(with_host(id as u64, host), 400, "Host: {host}");
+    }
+    // Well formed but not allowed: 403. An entry with a port allows only that port.
+    for host in [
+        "evil.com",
+        "127.0.0.2",
+        "[::2]",
+        "fs.example.com",
+        "fs.example.com:443",
+    ] {
+        assert_eq!(with_host(50, host), 403, "Host: {host}");
+    }
+    // The loopback names with or without a port, any case, and the listed entry.
+    for host in [
+        "localhost",
+        "LocalHost:8080",
+        "127.0.0.1:0",
+        "[::1]",
+        "[::1]:65535",
+        "fs.example.com:8443",
+    ] {
+        assert_eq!(with_host(60, host), 200, "Host: {host}");
+    }
+    // Two Host headers are one too many.
+    let twice = server.modern(
+        70,
+        "tools/list",
+        json!({}),
+        &[("Host", "localhost"), ("Host", "evil.com")],
+    );
+    assert_eq!(twice.status, 400, "{twice:?}");
+}

@@ -291,10 +291,7 @@ impl AsyncWrite for Tracked {
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 
@@ -400,9 +397,11 @@ async fn strict_host(
     };
     match parsed {
         None => (StatusCode::BAD_REQUEST, "Bad Request: Invalid Host header").into_response(),
-        Some((host, port)) if !hosts.allows(&host, port) => {
-            (StatusCode::FORBIDDEN, "Forbidden: Host header is not allowed").into_response()
-        }
+        Some((host, port)) if !hosts.allows(&host, port) => (
+            StatusCode::FORBIDDEN,
+            "Forbidden: Host header is not allowed",
+        )
+            .into_response(),
         Some(_) => next.run(request).await,
     }
 }
@@ -410,14 +409,20 @@ async fn strict_host(
 /// Reads a POST's body before `rmcp` does: at most [`MAX_REQUEST_BODY_BYTES`] (413 past it),
 /// within the shared [`IN_FLIGHT_BODY_BYTES`] (held until the response is ready), and refused
 /// when an object repeats a key or the body holds more than [`MAX_MESSAGE_VALUES`] values.
-async fn bounded_body(State(room): State<Arc<Semaphore>>, request: Request, next: Next) -> Response {
+async fn bounded_body(
+    State(room): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
     let too_large = || {
         (
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("Payload Too Large: a request body may hold at most {MAX_REQUEST_BODY_BYTES} bytes"),
+            format!(
+                "Payload Too Large: a request body may hold at most {MAX_REQUEST_BODY_BYTES} bytes"
+            ),
         )
             .into_response()
     };
@@ -478,7 +483,8 @@ async fn bounded_body(State(room): State<Arc<Semaphore>>, request: Request, next
             } else {
                 StatusCode::BAD_REQUEST
             };
-            let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}});
+            let body =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}});
             let mut response = (status, body.to_string()).into_response();
             response.headers_mut().insert(
                 header::CONTENT_TYPE,

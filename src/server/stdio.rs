@@ -151,9 +151,8 @@ fn scan_refusal(scanned: &Scan) -> Option<Verdict> {
             .unwrap_or(Value::Null)
     };
     if scanned.too_many_values {
-        let text = format!(
-            "Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values"
-        );
+        let text =
+            format!("Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values");
         return Some(Verdict::Reply(error_reply(&id(), -32600, &text, None)));
     }
     let duplicate = scanned.duplicate.as_ref()?;
@@ -561,10 +560,8 @@ impl LineTransport {
         };
         let parsed = match serde_json::from_value::<ClientJsonRpcMessage>(message) {
             Ok(mut parsed) => {
-                if let (
-                    Some(Value::Object(arguments)),
-                    JsonRpcMessage::Request(request),
-                ) = (arguments, &mut parsed)
+                if let (Some(Value::Object(arguments)), JsonRpcMessage::Request(request)) =
+                    (arguments, &mut parsed)
                     && let ClientRequest::CallToolRequest(call) = &mut request.request
                 {
                     call.params.arguments = Some(arguments);

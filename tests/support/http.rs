@@ -47,14 +47,20 @@ impl HttpServer {
     /// Starts the binary with exactly `args` (which must make it serve HTTP on 127.0.0.1).
     pub fn start_args(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut command = Command::new(BIN);
-        command
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        command.args(args);
         for (name, value) in env {
             command.env(name, value);
         }
+        HttpServer::start_command(command)
+    }
+
+    /// Starts `command` (which must run the binary serving HTTP on 127.0.0.1, e.g. under
+    /// `prlimit`) and waits for the line naming its port.
+    pub fn start_command(mut command: Command) -> HttpServer {
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         let mut child = command.spawn().expect("spawn fsmcp --http");
         let stderr = child.stderr.take().expect("stderr");
         let mut line = String::new();
@@ -88,6 +94,16 @@ impl HttpServer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The instance's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the instance is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Kills the instance at once (SIGKILL), as a crash would.

@@ -270,6 +270,11 @@ impl Server {
         Server::spawn(command, &[])
     }
 
+    /// Starts `command` (which must run the binary serving stdio, e.g. under `prlimit`).
+    pub fn start_command(command: Command) -> Server {
+        Server::spawn(command, &[])
+    }
+
     fn spawn(mut command: Command, env: &[(&str, &str)]) -> Server {
         command
             .envs(env.iter().copied())
@@ -305,6 +310,16 @@ impl Server {
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The server's stdin, to stream bytes that are not one line.
+    pub fn stdin_mut(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("stdin is open")
+    }
+
+    /// Whether the server is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Writes one line (a newline is appended) without waiting for anything.
