@@ -146,21 +146,13 @@ fn stalled_connections_do_not_starve_an_authenticated_call() {
 }
 
 #[test]
-fn a_connection_that_stops_reading_is_closed_after_the_idle_limit() {
+fn a_silent_connection_is_closed_after_the_header_read_timeout() {
     let tree = Tree::new().file("a.txt", "alpha\n");
     let server = HttpServer::start(
         tree.path(),
-        &[
-            "--include",
-            "**",
-            "--http-idle-seconds",
-            "1",
-            "--http-header-read-seconds",
-            "1",
-        ],
+        &["--include", "**", "--http-header-read-seconds", "1"],
         &[],
     );
-    // Connected and silent: closed by the header read timeout.
     let mut silent = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
     silent
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -174,6 +166,61 @@ fn a_connection_that_stops_reading_is_closed_after_the_idle_limit() {
         started.elapsed()
     );
     assert_eq!(server.modern(1, "tools/list", json!({}), &[]).status, 200);
+}
+
+#[test]
+fn a_client_that_stops_reading_is_disconnected_after_the_idle_limit() {
+    let tree = Tree::new().file("big.txt", "b".repeat(1 << 20));
+    let server = HttpServer::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--max-read-bytes",
+            "1048576",
+            "--max-result-bytes",
+            "1048576",
+            "--http-idle-seconds",
+            "1",
+        ],
+        &[],
+    );
+    // Forty pipelined reads of about 2 MiB of answer each, none of them read: the socket's
+    // buffers fill, the server's writes stall, and no byte moves.
+    let body = read_call(1, "big.txt").to_string();
+    let one = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: read_text_file\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    const REQUESTS: usize = 40;
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_write_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    for _ in 0..REQUESTS {
+        if stream.write_all(one.as_bytes()).is_err() {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_secs(6));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let started = Instant::now();
+    let mut received = Vec::new();
+    let _ = stream.read_to_end(&mut received);
+    let answers = received
+        .windows(12)
+        .filter(|w| w == b"HTTP/1.1 200")
+        .count();
+    assert!(
+        answers < REQUESTS,
+        "all {answers} answers were still delivered to a client that stopped reading"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(server.modern(2, "tools/list", json!({}), &[]).status, 200);
 }
 
 /// The stdio server under a 2 GiB address-space limit.
