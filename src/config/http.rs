@@ -2,7 +2,7 @@
 //! and `Origin` values a request may carry. Checked once at start-up, so a server that would be
 //! reachable from the network without a token never starts.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use super::ConfigError;
 use super::args::is_env_name;
@@ -167,13 +167,59 @@ pub fn parse_origin(value: &str) -> Result<String, ConfigError> {
     }
 }
 
-/// `--allow-host`: a host name or address, with an optional port.
+/// A `Host` value parsed strictly: a name (letters, digits, `-` and `.`) or an IPv6 literal in
+/// brackets, then optionally `:` and 1 to 5 digits no greater than 65535, and nothing else (no
+/// user information, no path, no space). The host comes back lower-case, IPv6 unbracketed and
+/// in canonical form.
+pub fn parse_authority(value: &str) -> Option<(String, Option<u16>)> {
+    let (host, port) = if let Some(rest) = value.strip_prefix('[') {
+        let (address, after) = rest.split_once(']')?;
+        let address: Ipv6Addr = address.parse().ok()?;
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':')?),
+        };
+        (address.to_string(), port)
+    } else {
+        let (host, port) = match value.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (value, None),
+        };
+        let well_formed = !host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+        if !well_formed {
+            return None;
+        }
+        (host.to_ascii_lowercase(), port)
+    };
+    let port = match port {
+        None => None,
+        Some(digits) => {
+            if digits.is_empty() || digits.len() > 5 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            Some(digits.parse::<u16>().ok()?)
+        }
+    };
+    Some((host, port))
+}
+
+/// An `--allow-host` entry as [`parse_authority`] reads a `Host` value, except that a bare
+/// IPv6 address (`::1`) is one host, not a host and a port.
+pub fn parse_host_entry(value: &str) -> Option<(String, Option<u16>)> {
+    match value.parse::<Ipv6Addr>() {
+        Ok(address) => Some((address.to_string(), None)),
+        Err(_) => parse_authority(value),
+    }
+}
+
+/// `--allow-host`: a host name or address, with an optional port; what a `Host` header may
+/// carry ([`parse_host_entry`]), so that every entry can match one.
 pub fn parse_host(value: &str) -> Result<String, ConfigError> {
-    let well_formed = !value.is_empty()
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
-    if well_formed {
+    if parse_host_entry(value).is_some() {
         Ok(value.to_owned())
     } else {
         Err(ConfigError::new(
@@ -225,5 +271,17 @@ mod tests {
         }
         assert!(parse_host("fs.example.com:443").is_ok());
         assert!(parse_host("a/b").is_err());
+        for good in ["::1", "[::1]:8080", "127.0.0.1", "Fs.Example.com"] {
+            assert!(parse_host(good).is_ok(), "{good}");
+        }
+        for bad in ["a:b", "a:1:2", "x@localhost", "a:70000", "[::1", ""] {
+            assert!(parse_host(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_authority("LocalHost:080"),
+            Some(("localhost".into(), Some(80)))
+        );
+        assert_eq!(parse_authority("[0:0::1]"), Some(("::1".into(), None)));
+        assert_eq!(parse_authority("localhost:000080"), None);
     }
 }

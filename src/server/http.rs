@@ -18,7 +18,7 @@
 //! when a key repeats or they hold too many values.
 
 use std::future::Future;
-use std::net::{Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -47,6 +47,7 @@ use super::FsmcpServer;
 use super::sessions::CappedSessions;
 use super::stdio::duplicate_reply;
 use crate::config::HttpConfig;
+use crate::config::http::{parse_authority, parse_host_entry};
 use crate::config::limits::HttpLimits;
 use crate::json::{MAX_MESSAGE_VALUES, scan};
 
@@ -321,13 +322,7 @@ impl AllowedHosts {
         AllowedHosts(
             entries
                 .iter()
-                .filter_map(|entry| {
-                    // A bare IPv6 address (`::1`) names a host, not a host and a port.
-                    match entry.parse::<Ipv6Addr>() {
-                        Ok(address) => Some((address.to_string(), None)),
-                        Err(_) => parse_authority(entry),
-                    }
-                })
+                .filter_map(|entry| parse_host_entry(entry))
                 .collect(),
         )
     }
@@ -337,46 +332,6 @@ impl AllowedHosts {
             .iter()
             .any(|(name, fixed)| name == host && fixed.is_none_or(|fixed| Some(fixed) == port))
     }
-}
-
-/// A `Host` value parsed strictly: a name (letters, digits, `-` and `.`) or an IPv6 literal in
-/// brackets, then optionally `:` and 1 to 5 digits no greater than 65535, and nothing else (no
-/// user information, no path, no space). The host comes back lower-case, IPv6 unbracketed and
-/// in canonical form.
-fn parse_authority(value: &str) -> Option<(String, Option<u16>)> {
-    let (host, port) = if let Some(rest) = value.strip_prefix('[') {
-        let (address, after) = rest.split_once(']')?;
-        let address: Ipv6Addr = address.parse().ok()?;
-        let port = match after {
-            "" => None,
-            _ => Some(after.strip_prefix(':')?),
-        };
-        (address.to_string(), port)
-    } else {
-        let (host, port) = match value.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (value, None),
-        };
-        let well_formed = !host.is_empty()
-            && host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
-        if !well_formed {
-            return None;
-        }
-        (host.to_ascii_lowercase(), port)
-    };
-    let port = match port {
-        None => None,
-        Some(digits) => {
-            if digits.is_empty() || digits.len() > 5 || !digits.bytes().all(|b| b.is_ascii_digit())
-            {
-                return None;
-            }
-            Some(digits.parse::<u16>().ok()?)
-        }
-    };
-    Some((host, port))
 }
 
 /// Refuses a request whose `Host` is malformed or repeated (400) or names a host that is not
