@@ -478,3 +478,26 @@ fn calling_an_unknown_tool_exits_non_zero() {
     ]);
     assert_ne!(status.code(), Some(0));
 }
+
+#[test]
+fn call_refuses_arguments_that_repeat_a_key() {
+    let tree = Tree::new().file("a.txt", "alpha\n").file("b.txt", "beta\n");
+    let root = root_of(&tree);
+    let (status, stdout, stderr) = run(&[
+        "--root",
+        &root,
+        "--include",
+        "**",
+        "--call",
+        "read_text_file",
+        r#"{"path":"a.txt","path":"b.txt"}"#,
+    ]);
+    assert_ne!(status.code(), Some(0));
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains(
+            "--call arguments: duplicate key 'path' at line 1 column 22; send each key once"
+        ),
+        "{stderr}"
+    );
+}

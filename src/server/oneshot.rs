@@ -30,8 +30,17 @@ pub async fn call(
     tool: &str,
     arguments: &str,
 ) -> Result<CallOutcome, String> {
-    let arguments: Value = serde_json::from_str(arguments)
-        .map_err(|_| "--call arguments are not valid JSON".to_owned())?;
+    // A repeated key is refused here as on the wire: re-serialized, only its last value would
+    // reach the server.
+    let arguments: Value = match crate::json::check_unique_keys(arguments.as_bytes())
+        .and_then(|()| serde_json::from_str(arguments))
+    {
+        Ok(arguments) => arguments,
+        Err(error) if error.is_data() => {
+            return Err(format!("--call arguments: {error}; send each key once"));
+        }
+        Err(_) => return Err("--call arguments are not valid JSON".to_owned()),
+    };
     if !arguments.is_object() {
         return Err("--call arguments must be a JSON object".to_owned());
     }
