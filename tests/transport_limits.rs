@@ -129,6 +129,7 @@ fn stalled_connections_do_not_starve_an_authenticated_call() {
     let started = Instant::now();
     let reply = authorized_post(server.port, &read_call(1, "a.txt"), Duration::from_secs(90));
     let took = started.elapsed();
+    eprintln!("an authenticated call behind {STALLED} stalled connections: answered in {took:?}");
     assert!(
         reply.starts_with("HTTP/1.1 200"),
         "after {took:?}: {reply:?}"

@@ -14,6 +14,9 @@
 //! `--http-header-read-seconds`, a connection that moves no byte for `--http-idle-seconds` while
 //! none of its requests is being handled is closed, and at most `--http-max-connections` are
 //! open at once (the rest wait in the kernel's accept queue, holding no descriptor of ours).
+//! When every slot is taken and a client waits, the oldest connection that is doing nothing
+//! for anyone (no request in its handler, and either no request's headers completed or no
+//! byte moved for a second) is closed to make room.
 //! Bodies are read before `rmcp` sees them, sharing [`IN_FLIGHT_BODY_BYTES`], and refused
 //! when a key repeats or they hold too many values.
 
@@ -21,7 +24,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -129,15 +132,11 @@ async fn serve_connections(
         .header_read_timeout(Duration::from_secs(limits.header_read_seconds));
     let builder = Arc::new(builder);
     let idle = Duration::from_secs(limits.idle_seconds);
+    let open = Arc::new(OpenConnections::default());
     tokio::pin!(shutdown);
     loop {
-        let slot = tokio::select! {
-            slot = free.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
+        // Accepted before a slot is free, so that a waiting client is known: at most this one
+        // connection holds a descriptor beyond the cap.
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
@@ -150,11 +149,29 @@ async fn serve_connections(
             },
             () = &mut shutdown => break,
         };
+        let slot = loop {
+            if let Ok(slot) = free.clone().try_acquire_owned() {
+                break Some(slot);
+            }
+            // Every slot taken while a client waits: make room by closing the oldest
+            // connection doing nothing for anyone (see `Activity::evictable`), if there is one.
+            open.evict_one();
+            tokio::select! {
+                slot = free.clone().acquire_owned() => break slot.ok(),
+                () = tokio::time::sleep(EVICTION_RETRY) => {}
+                () = &mut shutdown => break None,
+            }
+        };
+        let Some(slot) = slot else { break };
+        let activity = Arc::new(Activity::new());
+        open.add(activity.clone());
         let builder = builder.clone();
         let app = app.clone();
         let stop = stop.clone();
+        let open = open.clone();
         tokio::spawn(async move {
-            serve_connection(stream, &builder, app, idle, stop).await;
+            serve_connection(stream, activity.clone(), &builder, app, idle, stop).await;
+            open.remove(&activity);
             drop(slot);
         });
     }
@@ -164,16 +181,48 @@ async fn serve_connections(
     Ok(())
 }
 
+/// How long a new connection is safe from eviction: time to send a request's headers on any
+/// working network.
+const EVICTABLE_AFTER: Duration = Duration::from_secs(1);
+/// How often the accept loop, with every slot taken, looks again for a connection to evict.
+const EVICTION_RETRY: Duration = Duration::from_millis(250);
+
+/// The connections being served, for eviction when every slot is taken.
+#[derive(Default)]
+struct OpenConnections(std::sync::Mutex<Vec<Arc<Activity>>>);
+
+impl OpenConnections {
+    fn add(&self, activity: Arc<Activity>) {
+        self.0.lock().expect("open connections").push(activity);
+    }
+
+    fn remove(&self, activity: &Arc<Activity>) {
+        self.0
+            .lock()
+            .expect("open connections")
+            .retain(|open| !Arc::ptr_eq(open, activity));
+    }
+
+    /// Asks the oldest evictable connection to close.
+    fn evict_one(&self) {
+        let open = self.0.lock().expect("open connections");
+        // Oldest first: they were pushed in the order they were accepted.
+        if let Some(victim) = open.iter().find(|activity| activity.evictable()) {
+            victim.evict.cancel();
+        }
+    }
+}
+
 /// Serves one connection until it closes, it has been idle for `idle` with no request being
-/// handled, or `stop` asks it to finish (what is in flight is answered first).
+/// handled, it is evicted, or `stop` asks it to finish (what is in flight is answered first).
 async fn serve_connection(
     stream: TcpStream,
+    activity: Arc<Activity>,
     builder: &hyper::server::conn::http1::Builder,
     app: Router,
     idle: Duration,
     stop: CancellationToken,
 ) {
-    let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Tracked {
         stream,
         activity: activity.clone(),
@@ -199,9 +248,10 @@ async fn serve_connection(
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
+            // Dropping the connection closes its socket.
+            () = activity.evict.cancelled() => return,
             _ = check.tick() => {
                 if activity.handling.load(Ordering::SeqCst) == 0 && activity.silent_for() >= idle {
-                    // Dropping the connection closes its socket.
                     return;
                 }
             }
@@ -215,6 +265,10 @@ struct Activity {
     /// Milliseconds after `started` when a byte was last read or written.
     last: AtomicU64,
     handling: AtomicUsize,
+    /// Whether a request has ever reached the handler.
+    served: AtomicBool,
+    /// Cancelled to close the connection for a waiting client.
+    evict: CancellationToken,
 }
 
 impl Activity {
@@ -223,7 +277,20 @@ impl Activity {
             started: Instant::now(),
             last: AtomicU64::new(0),
             handling: AtomicUsize::new(0),
+            served: AtomicBool::new(false),
+            evict: CancellationToken::new(),
         }
+    }
+
+    /// Whether closing this connection costs no one an answer: no request is being handled,
+    /// it is older than [`EVICTABLE_AFTER`], and it has either never completed a request's
+    /// headers (a stalled or trickling client) or moved no byte for that long (kept alive
+    /// between requests, or not reading its answer).
+    fn evictable(&self) -> bool {
+        !self.evict.is_cancelled()
+            && self.handling.load(Ordering::SeqCst) == 0
+            && self.started.elapsed() >= EVICTABLE_AFTER
+            && (!self.served.load(Ordering::SeqCst) || self.silent_for() >= EVICTABLE_AFTER)
     }
 
     fn touch(&self) {
@@ -242,6 +309,7 @@ struct Busy(Arc<Activity>);
 
 impl Busy {
     fn start(activity: Arc<Activity>) -> Busy {
+        activity.served.store(true, Ordering::SeqCst);
         activity.handling.fetch_add(1, Ordering::SeqCst);
         Busy(activity)
     }
