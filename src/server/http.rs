@@ -91,6 +91,7 @@ pub async fn serve_http(
     let request_deadline = server_deadline + REQUEST_SLACK;
     let hosts = Arc::new(AllowedHosts::new(&config.allow_hosts));
     let room = Arc::new(Semaphore::new(IN_FLIGHT_BODY_BYTES));
+    // The last layer added runs first: token, deadline, Host, body, then rmcp.
     let mut app = Router::new()
         .nest_service(ENDPOINT, service)
         .layer(middleware::from_fn_with_state(room, bounded_body))
@@ -110,8 +111,8 @@ pub async fn serve_http(
     .await
 }
 
-/// Accepts connections while a slot is free and serves each on its own task under the
-/// connection limits, until `shutdown` completes; then open connections finish what they are
+/// Accepts connections and serves each on its own task under the connection limits (a
+/// connection waits for a free slot, made by eviction if need be), until `shutdown` completes; then open connections finish what they are
 /// doing (kept-alive ones close) and the function returns once every one is closed.
 async fn serve_connections(
     listener: TcpListener,
