@@ -201,4 +201,30 @@ mod tests {
         );
         assert!(violations(&schema, &json!({"path":"a","limit":2.0})).is_empty());
     }
+
+    #[test]
+    fn skipped_keys_count_as_absent() {
+        let schema = json!({"type":"object","properties":{"path":{"type":"string"}},
+            "required":["path"],"additionalProperties":false});
+        for data in [
+            json!({"path":"a","_reserved":1}),
+            json!({"_reserved":1}),
+            json!({"path":7,"x":1}),
+            json!({}),
+        ] {
+            let map = data.as_object().unwrap();
+            let mut copy = map.clone();
+            copy.remove("_reserved");
+            assert_eq!(
+                object_violations(&schema, map, &["_reserved"]),
+                violations(&schema, &Value::Object(copy)),
+                "{data}"
+            );
+        }
+        // A skipped key the schema requires is missing.
+        assert_eq!(
+            object_violations(&schema, json!({"path":"a"}).as_object().unwrap(), &["path"]),
+            ["data must have required property 'path'"]
+        );
+    }
 }
