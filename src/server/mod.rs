@@ -3,6 +3,7 @@
 //! checks) before `rmcp` sees them; [`http`] serves them on one Streamable HTTP endpoint;
 //! [`oneshot`] runs a single call through the stdio path.
 
+mod connections;
 mod handler;
 pub mod http;
 pub mod oneshot;
