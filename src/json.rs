@@ -31,8 +31,12 @@ pub struct Scan {
     pub duplicate: Option<Duplicate>,
     /// The text holds more values than allowed; the scan stopped there.
     pub too_many_values: bool,
-    /// The top-level `id`, when the text is an object that has one before any stop.
+    /// The top-level `id`, when the text is an object that has one before any stop (and it is
+    /// a scalar).
     pub id: Option<Value>,
+    /// Whether the top-level object has an `id` key before any stop, whatever its value: a
+    /// request with an id that is not valid is still a request, never a notification.
+    pub has_id: bool,
     /// The top-level `method`, when the text is an object with a string one before any stop.
     pub method: Option<String>,
 }
@@ -235,7 +239,10 @@ impl<'de> Visitor<'de> for Node<'_> {
                 return Err(de::Error::custom(TOO_MANY));
             }
             let role = match (depth, key.as_str()) {
-                (0, "id") => Role::Id,
+                (0, "id") => {
+                    self.state.scan.has_id = true;
+                    Role::Id
+                }
                 (0, "method") => Role::Method,
                 _ => Role::Other,
             };

@@ -413,6 +413,15 @@ fn a_key_repeated_in_arguments_is_refused_on_stdio_naming_it() {
         reply["error"]["message"],
         "Invalid tools/call request: duplicate key 'name' in params; send each key once"
     );
+    // A request whose id is not a valid one is still a request: it is answered (with a null
+    // id), never dropped as a notification would be.
+    let reply =
+        server.raw_line(r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":{},"method":"tools/list"}"#);
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_eq!(
+        reply["error"]["message"],
+        "Invalid Request: duplicate key 'jsonrpc'; send each key once"
+    );
 }
 
 #[test]

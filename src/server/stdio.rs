@@ -156,7 +156,7 @@ fn scan_refusal(scanned: &Scan) -> Option<Verdict> {
         return Some(Verdict::Reply(error_reply(&id(), -32600, &text, None)));
     }
     let duplicate = scanned.duplicate.as_ref()?;
-    if scanned.method.is_some() && scanned.id.is_none() {
+    if scanned.method.is_some() && !scanned.has_id {
         // A notification gets no answer.
         return Some(Verdict::Drop);
     }
