@@ -40,7 +40,7 @@ use std::io;
 
 use rayon::prelude::*;
 
-use grep_matcher::LineTerminator;
+use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -155,6 +155,8 @@ impl Engine {
                 break;
             }
         }
+        // The last file's search may have stopped at the deadline: that answer is not whole.
+        crate::root::check_deadline()?;
         let mut text = answer.text;
         match answer.stop {
             _ if text.is_empty() => text = no_matches(query.pattern, query.path),
@@ -242,7 +244,7 @@ impl Prefilter {
     fn may_match(
         &mut self,
         engine: &Engine,
-        matcher: &RegexMatcher,
+        matcher: &Checked,
         files: &[FileEntry],
         index: usize,
         named: &(impl Fn(&FileEntry) -> bool + Sync),
@@ -250,21 +252,23 @@ impl Prefilter {
         if index < self.from || index >= self.from + self.verdicts.len() {
             self.from = index;
             let ahead = &files[index..(index + PREFILTER_FILES).min(files.len())];
+            // Each file is judged under the call, on whichever pool thread takes it: a call
+            // past its deadline or cancelled stops its judging within a window of lines.
+            let call = crate::root::current_call();
             let judge = || -> Vec<bool> {
                 ahead
                     .par_iter()
                     .map_init(prefilter_searcher, |searcher, entry| {
-                        named(entry)
-                            && engine
-                                .open_searched(entry)
-                                .is_none_or(|file| holds_match(searcher, matcher, &file))
+                        call.clone().run(|| {
+                            named(entry)
+                                && engine
+                                    .open_searched(entry)
+                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
+                        })
                     })
                     .collect()
             };
-            self.verdicts = match crate::workers::pool() {
-                Some(pool) => pool.install(judge),
-                None => judge(),
-            };
+            self.verdicts = crate::workers::install(judge);
         }
         self.verdicts[index - self.from]
     }
@@ -272,11 +276,7 @@ impl Prefilter {
 
 /// Whether `file` holds a matching line; `true` when the search fails (the ordered scan then
 /// decides what to report).
-fn holds_match<F: ReadAt + ?Sized>(
-    searcher: &mut Searcher,
-    matcher: &RegexMatcher,
-    file: &F,
-) -> bool {
+fn holds_match<F: ReadAt + ?Sized>(searcher: &mut Searcher, matcher: &Checked, file: &F) -> bool {
     struct First(bool);
     impl Sink for First {
         type Error = io::Error;
@@ -294,7 +294,7 @@ fn holds_match<F: ReadAt + ?Sized>(
 
 /// Compiles the pattern: escaped as a literal, or as a Rust regex within the size limit.
 /// Matches never span a line ending, and `$` matches before `\r\n` as before `\n`.
-fn compile(pattern: &str, regex: bool) -> Result<RegexMatcher, EngineError> {
+fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
     if pattern.is_empty() {
         return Err(FsError::EmptyPattern.into());
     }
@@ -307,6 +307,7 @@ fn compile(pattern: &str, regex: bool) -> Result<RegexMatcher, EngineError> {
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build(pattern)
+        .map(Checked)
         .map_err(|error| {
             if !regex {
                 return FsError::PatternTooLarge("pattern").into();
@@ -326,6 +327,100 @@ fn compile(pattern: &str, regex: bool) -> Result<RegexMatcher, EngineError> {
 /// line), as one line: every run of white space becomes one space.
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Bytes a search reads between two checks of the call. A costly pattern (one the lazy DFA
+/// gives up on) searches a few bytes per microsecond, so one search of a whole file could run
+/// for seconds past the deadline; searched a window of whole lines at a time, it stops soon
+/// after it. Large enough that a cheap pattern pays nothing for it.
+const CHECK_WINDOW: usize = 16 << 10;
+
+/// The compiled pattern, searching at most [`CHECK_WINDOW`] bytes (and the rest of the line
+/// they end in) between two checks of the calling thread's call. Matches never span a line
+/// terminator, so a window of whole lines finds what the whole haystack would.
+#[derive(Debug)]
+struct Checked(RegexMatcher);
+
+impl Checked {
+    /// Calls `search` on successive windows of `haystack` from `at`, each ending after a line
+    /// terminator (or at the end), until it returns `Some`; the window's end is passed.
+    fn windows<T>(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        mut search: impl FnMut(usize, usize) -> Option<T>,
+    ) -> Result<Option<T>, io::Error> {
+        let mut start = at;
+        loop {
+            crate::root::check_deadline().map_err(|e| io::Error::other(e.to_string()))?;
+            let end = match haystack.get(start + CHECK_WINDOW..) {
+                Some(rest) if self.0.line_terminator().is_some() => memchr::memchr(b'\n', rest)
+                    .map_or(haystack.len(), |i| start + CHECK_WINDOW + i + 1),
+                _ => haystack.len(),
+            };
+            if let Some(found) = search(start, end) {
+                return Ok(Some(found));
+            }
+            if end >= haystack.len() {
+                return Ok(None);
+            }
+            start = end;
+        }
+    }
+}
+
+impl Matcher for Checked {
+    type Captures = <RegexMatcher as Matcher>::Captures;
+    type Error = io::Error;
+
+    fn find_at(&self, haystack: &[u8], at: usize) -> io::Result<Option<Match>> {
+        self.windows(haystack, at, |start, end| {
+            self.0.find_at(&haystack[..end], start).unwrap_or(None)
+        })
+    }
+
+    fn new_captures(&self) -> io::Result<Self::Captures> {
+        self.0
+            .new_captures()
+            .map_err(|e| io::Error::other(e.to_string()))
+    }
+
+    fn capture_count(&self) -> usize {
+        self.0.capture_count()
+    }
+
+    fn capture_index(&self, name: &str) -> Option<usize> {
+        self.0.capture_index(name)
+    }
+
+    fn shortest_match_at(&self, haystack: &[u8], at: usize) -> io::Result<Option<usize>> {
+        self.windows(haystack, at, |start, end| {
+            self.0
+                .shortest_match_at(&haystack[..end], start)
+                .unwrap_or(None)
+        })
+    }
+
+    fn non_matching_bytes(&self) -> Option<&ByteSet> {
+        self.0.non_matching_bytes()
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.0.line_terminator()
+    }
+
+    fn find_candidate_line(&self, haystack: &[u8]) -> io::Result<Option<LineMatchKind>> {
+        self.windows(haystack, 0, |start, end| {
+            let found = self
+                .0
+                .find_candidate_line(&haystack[start..end])
+                .unwrap_or(None);
+            found.map(|kind| match kind {
+                LineMatchKind::Confirmed(i) => LineMatchKind::Confirmed(start + i),
+                LineMatchKind::Candidate(i) => LineMatchKind::Candidate(start + i),
+            })
+        })
+    }
 }
 
 /// The `glob` argument as a name filter.
@@ -541,7 +636,7 @@ enum Scanned {
 
 fn scan_file<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    matcher: &Checked,
     file: &F,
     budget: FileBudget,
 ) -> Scanned {
@@ -556,7 +651,7 @@ fn scan_file<F: ReadAt + ?Sized>(
 
 fn scan_file_inner<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    matcher: &Checked,
     file: &F,
     budget: FileBudget,
 ) -> io::Result<Option<FileHits>> {
@@ -710,7 +805,7 @@ mod tests {
     /// The lines a search of one file gives, or `None` when the file is skipped.
     fn scan_hits<F: ReadAt + ?Sized>(
         searcher: &mut Searcher,
-        matcher: &RegexMatcher,
+        matcher: &Checked,
         file: &F,
         budget: FileBudget,
     ) -> Option<FileHits> {
@@ -851,6 +946,28 @@ mod tests {
         let mut file = vec![b'a'; 65535];
         file.extend_from_slice("€ needle\n".as_bytes());
         assert_eq!(scan(&file, "needle").unwrap().lines.len(), 1);
+    }
+
+    #[test]
+    fn windows_find_what_the_whole_haystack_holds() {
+        // Matches in the first window, in a line across the boundary of the next, and after.
+        let mut file = "a\n".repeat(CHECK_WINDOW);
+        file.push_str(&"b".repeat(CHECK_WINDOW));
+        file.push_str(" needle\nlast needle\n");
+        let lines = CHECK_WINDOW + 1;
+        assert_eq!(
+            grep(file.as_bytes(), "needle", false, 0, 50),
+            format!(
+                "f:{lines}:{}…\nf:{}:last needle",
+                "b".repeat(1024),
+                lines + 1
+            )
+        );
+        assert_eq!(grep(file.as_bytes(), "^a", true, 0, 1), "f:1:a");
+        assert_eq!(
+            grep(file.as_bytes(), "^last", true, 0, 50),
+            format!("f:{}:last needle", lines + 1)
+        );
     }
 
     #[test]

@@ -193,11 +193,16 @@ impl Verdicts {
         keep: usize,
     ) -> (usize, usize) {
         let pending: Vec<usize> = (from..to).filter(|&i| self.get(i).is_none()).collect();
+        // Each file is judged under this thread's call, on whichever pool thread takes it.
+        let call = crate::root::current_call();
         let judged: Vec<(usize, Option<u64>)> = pending
             .par_iter()
             .map(|&i| {
                 let mut buf = ReadBuffer::take(READ_BYTES + keep);
-                (i, judge(root, terms, &files[i], &mut buf, keep))
+                let verdict = call
+                    .clone()
+                    .run(|| judge(root, terms, &files[i], &mut buf, keep));
+                (i, verdict)
             })
             .collect();
         let clean = judged.iter().filter(|(_, v)| v.is_some()).count();
@@ -267,10 +272,7 @@ impl Ahead {
         }
         let keep = terms.longest().saturating_sub(1);
         let run = || verdicts.judge_run(root, terms, files, index, end, keep);
-        let (judged, clean) = match crate::workers::pool() {
-            Some(pool) => pool.install(run),
-            None => run(),
-        };
+        let (judged, clean) = crate::workers::install(run);
         // Grow while most files judged are clean; stop when none was.
         self.batch = match clean {
             0 if judged > 0 => {

@@ -34,7 +34,9 @@ mod watch;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
-pub use deadline::{Call, Progress, cancel_flag, check as check_deadline, with_deadline};
+pub use deadline::{
+    Call, Progress, cancel_flag, check as check_deadline, current as current_call, with_deadline,
+};
 pub use error::RootError;
 pub use identity::Identity;
 pub use location::{ChainError, Location, MoveError, Node, NodeInfo, Removal, SeenTree};

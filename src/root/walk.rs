@@ -238,13 +238,15 @@ impl Root {
     /// Walks `scope` (in no particular order: callers sort), collecting the directories
     /// entered when `with_directories`; the flag is `true` when every directory read was
     /// watched throughout. Subdirectories are walked in parallel on the worker pool; when that
-    /// walk fails, the walk is repeated in order on this thread so that which limit is
-    /// reported never depends on scheduling.
+    /// walk fails on a limit, the walk is repeated in order on this thread so that which limit
+    /// is reported never depends on scheduling (a call past its deadline or cancelled fails at
+    /// once). The call is taken here, on the calling thread: a pool thread has none.
     fn walk_scope(
         &self,
         scope: &RelPath,
         with_directories: bool,
     ) -> Result<(Found, bool), RootError> {
+        let call = super::deadline::current();
         let run = |parallel: bool| {
             let walk = Walk {
                 scope,
@@ -253,15 +255,17 @@ impl Root {
                 parallel,
                 failed: AtomicBool::new(false),
                 vouched: AtomicBool::new(true),
-                call: super::deadline::current(),
+                call: call.clone(),
             };
             let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
             let found = self.walk(&dir, &RelPath::root(), None, 0, &[], &walk)?;
             Ok((found, walk.vouched.load(Ordering::Relaxed)))
         };
-        match crate::workers::pool() {
-            Some(pool) => pool.install(|| run(true)).or_else(|_| run(false)),
-            None => run(false),
+        let parallel = crate::workers::pool().is_some();
+        match crate::workers::install(|| run(parallel)) {
+            Err(stop @ (RootError::Deadline | RootError::Cancelled)) => Err(stop),
+            Err(_) if parallel => run(false),
+            found => found,
         }
     }
 

@@ -255,6 +255,27 @@ impl Server {
         Server::spawn(command, env)
     }
 
+    /// Starts `fsmcp --root <root> <args…>` with its address space limited to `bytes`
+    /// (`RLIMIT_AS`), so a test of memory use cannot take the machine's memory.
+    pub fn start_limited(root: &Path, args: &[&str], bytes: u64) -> Server {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(BIN);
+        command.arg("--root").arg(root).args(args);
+        let limit = rustix::process::Rlimit {
+            current: Some(bytes),
+            maximum: Some(bytes),
+        };
+        // SAFETY: between fork and exec the closure makes one system call and allocates
+        // nothing.
+        unsafe {
+            command.pre_exec(move || {
+                rustix::process::setrlimit(rustix::process::Resource::As, limit)
+                    .map_err(std::io::Error::from)
+            });
+        }
+        Server::spawn(command, &[])
+    }
+
     /// Starts the binary with exactly these arguments (no `--root` added).
     pub fn start_args(args: &[&str]) -> Server {
         let mut command = Command::new(BIN);

@@ -1,0 +1,170 @@
+//! The call's deadline and cancellation reach the work a call hands to the worker pool, and a
+//! long map neither starves other calls nor takes unbounded memory (over real stdio).
+//!
+//! Each pathological input here once ran for minutes past `--max-call-seconds`, held the
+//! shared pool while other calls waited, or aborted the server; the bounds asserted are
+//! several times what a fixed server takes, and the times are printed, not asserted.
+
+// Tests build their trees with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use support::attack::call_line;
+use support::*;
+
+/// The deadline error's text.
+const DEADLINE: &str = "the call ran past its time limit (--max-call-seconds)";
+/// A pattern whose automaton grows with every `0`/`1` it reads: the lazy DFA gives up and
+/// the search falls back to an engine whose cost per byte is the pattern's size.
+const CATASTROPHIC: &str = "[01]*1[01]{1000}2";
+
+/// Four files of 1.6 MB of `0`/`1` lines, which the catastrophic pattern never matches.
+fn binary_digits() -> Tree {
+    let mut tree = Tree::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for f in 0..4 {
+        let mut text = String::with_capacity(1_600_000);
+        while text.len() < 1_600_000 {
+            for _ in 0..2000 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(if state & 1 == 0 { '0' } else { '1' });
+            }
+            text.push('\n');
+        }
+        tree = tree.file(&format!("d{f}/digits.txt"), text);
+    }
+    tree
+}
+
+/// The response to request `id`, skipping other messages, if it comes within `wait`.
+fn response(server: &mut Server, id: u64, wait: Duration) -> Option<Value> {
+    let until = Instant::now() + wait;
+    loop {
+        let left = until.checked_duration_since(Instant::now())?;
+        let message = server.next_message_within(left)?;
+        if message["id"] == id {
+            return Some(message);
+        }
+    }
+}
+
+/// The text of a tool result (error or not).
+fn text_of(response: &Value) -> String {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {response}"))
+        .to_owned()
+}
+
+fn cancel_line(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+           "params": {"requestId": id, "reason": "test", "_meta": modern_meta()}})
+    .to_string()
+}
+
+#[test]
+fn a_catastrophic_regex_stops_at_the_deadline() {
+    let tree = binary_digits();
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "fs",
+            "--max-call-seconds",
+            "2",
+        ],
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(
+        &json!(1),
+        "fs_grep",
+        &json!({"pattern": CATASTROPHIC, "regex": true}),
+    ));
+    let answer = response(&mut server, 1, Duration::from_secs(20))
+        .expect("an answer within 20 s of a call limited to 2 s");
+    println!("answered after {:.1} s", started.elapsed().as_secs_f64());
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(text_of(&answer).starts_with(DEADLINE), "{answer}");
+    // The server goes on answering.
+    let listed = server.call_result("fs_glob", json!({"pattern": "**/*.txt"}));
+    assert!(listed.to_string().contains("d3/digits.txt"), "{listed}");
+}
+
+#[test]
+fn a_cancelled_grep_frees_the_pool() {
+    let tree = binary_digits();
+    let mut server = Server::start(tree.path(), &["--include", "**", "--tools", "fs"]);
+    let mut meta = modern_meta();
+    meta["progressToken"] = json!("grep");
+    server.send_line(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "fs_grep", "_meta": meta,
+                           "arguments": {"pattern": CATASTROPHIC, "regex": true}}})
+        .to_string(),
+    );
+    // Cancel once the grep reports progress: it is searching.
+    let first = server.next_message();
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    server.send_line(&cancel_line(1));
+    let cancelled_at = Instant::now();
+    // A call that walks on the pool answers promptly (a new file: the grep's walk is not
+    // reused).
+    tree.put("d0/new.txt", "new\n");
+    server.send_line(&call_line(
+        &json!(2),
+        "fs_glob",
+        &json!({"pattern": "d*/*.txt"}),
+    ));
+    let answer = response(&mut server, 2, Duration::from_secs(15))
+        .expect("the next call answers within 15 s of the cancel");
+    println!(
+        "the next call answered {:.1} s after the cancel",
+        cancelled_at.elapsed().as_secs_f64()
+    );
+    assert!(text_of(&answer).contains("d0/digits.txt"), "{answer}");
+}
+
+#[test]
+fn a_cold_walk_of_many_directories_stops_at_the_deadline() {
+    let tree = Tree::new();
+    // Wide and deep: 200 top directories, each a chain of 300 levels (60,000 in all).
+    for top in 0..200 {
+        let mut path = tree.join(&format!("t{top}"));
+        for level in 0..300 {
+            path.push(format!("l{level}"));
+        }
+        std::fs::create_dir_all(&path).expect("create the chain");
+    }
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "fs",
+            "--max-call-seconds",
+            "1",
+            "--max-depth",
+            "400",
+            "--max-directories",
+            "1000000",
+        ],
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(
+        &json!(1),
+        "fs_glob",
+        &json!({"pattern": "**/nothing.txt"}),
+    ));
+    let answer = response(&mut server, 1, Duration::from_secs(20))
+        .expect("an answer within 20 s of a call limited to 1 s");
+    println!("answered after {:.1} s", started.elapsed().as_secs_f64());
+    assert!(text_of(&answer).starts_with(DEADLINE), "{answer}");
+}
