@@ -23,7 +23,6 @@ pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
 
 /// The map's parsing pool, built on first use (`None` if it could not be built: the parses
 /// then run on the calling thread).
-#[allow(dead_code)] // used by the map from the next commit
 pub(crate) fn map_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| build("fsmcp-map")).as_ref()

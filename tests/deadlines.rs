@@ -168,3 +168,102 @@ fn a_cold_walk_of_many_directories_stops_at_the_deadline() {
     println!("answered after {:.1} s", started.elapsed().as_secs_f64());
     assert!(text_of(&answer).starts_with(DEADLINE), "{answer}");
 }
+
+/// The server's peak resident memory in KiB, from `/proc` (`None` where it cannot be read).
+fn peak_rss_kib(server: &Server) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_map_of_deeply_nested_files_answers_and_names_them() {
+    let tree = Tree::new()
+        .file("a.js", "{".repeat(1 << 20))
+        .file("b.py", "(".repeat(1 << 20))
+        .file("ok.py", "def frobnicate(value):\n    return value\n");
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "fs",
+            "--max-call-seconds",
+            "2",
+        ],
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(&json!(1), "fs_map", &json!({})));
+    let answer = response(&mut server, 1, Duration::from_secs(20))
+        .expect("an answer within 20 s of a call limited to 2 s");
+    println!("answered after {:.1} s", started.elapsed().as_secs_f64());
+    let text = text_of(&answer);
+    assert_ne!(answer["result"]["isError"], true, "{text}");
+    assert!(text.contains("ok.py:"), "{text}");
+    assert!(
+        text.contains("; not parsed, nested too deeply or too costly: a.js, b.py"),
+        "{text}"
+    );
+    // Remembered: the second map names them again without parsing.
+    let again = server.call_result("fs_map", json!({}));
+    assert!(again.to_string().contains("a.js, b.py"), "{again}");
+}
+
+#[test]
+fn a_costly_map_is_bounded_in_memory_and_starves_no_other_call() {
+    // C++ error recovery on `a<a<…` held about 3 GB per megabyte; two such files in
+    // parallel took a server without the budget past this limit, and it aborted.
+    const ADDRESS_SPACE: u64 = 2 << 30;
+    let tree = Tree::new()
+        .file("x.cpp", "a<".repeat(1 << 19))
+        .file("y.cpp", "a<".repeat(1 << 19))
+        .file("ok.py", "def frobnicate(value):\n    return value\n");
+    let mut server = Server::start_limited(
+        tree.path(),
+        &["--include", "**", "--tools", "fs"],
+        ADDRESS_SPACE,
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(&json!(1), "fs_map", &json!({})));
+    // While the map parses, a call that walks and greps on the shared pool (a new file: no
+    // walk to reuse) answers, before the map.
+    std::thread::sleep(Duration::from_millis(500));
+    tree.put("later.txt", "needle\n");
+    let asked = Instant::now();
+    server.send_line(&call_line(
+        &json!(2),
+        "fs_grep",
+        &json!({"pattern": "needle"}),
+    ));
+    let mut map = None;
+    let grep = loop {
+        let message = server
+            .next_message_within(Duration::from_secs(30))
+            .expect("an answer within 30 s");
+        match message["id"].as_u64() {
+            Some(1) => map = Some(message),
+            Some(2) => break message,
+            _ => {}
+        }
+    };
+    println!(
+        "the grep answered {:.2} s after it was sent",
+        asked.elapsed().as_secs_f64()
+    );
+    assert!(text_of(&grep).contains("later.txt:1:needle"), "{grep}");
+    assert!(map.is_none(), "the map answered first: {map:?}");
+    let map =
+        response(&mut server, 1, Duration::from_secs(120)).expect("the map answers within 120 s");
+    println!(
+        "the map answered after {:.1} s; peak RSS {:?} KiB",
+        started.elapsed().as_secs_f64(),
+        peak_rss_kib(&server)
+    );
+    let text = text_of(&map);
+    assert!(
+        text.contains("; not parsed, nested too deeply or too costly: x.cpp, y.cpp"),
+        "{text}"
+    );
+    assert!(text.contains("ok.py:"), "{text}");
+}

@@ -12,7 +12,12 @@
 //! or unreadable is skipped and counted. Files are read in tree order on the calling thread
 //! (so the call's deadline covers every read) and handed to a two-thread pool as they are
 //! read, at most [`IN_FLIGHT_BYTES`] ahead of the parses; what the pool finds is interned
-//! (see [`crate::map::symbols`]) on the calling thread as it arrives.
+//! (see [`crate::map::symbols`]) on the calling thread as it arrives. The pool is the map's
+//! own (a parse may take seconds; other calls' walks never wait behind one), and the calling
+//! thread, waiting, checks its call every [`WATCH_EVERY`] and stops the parses in flight once
+//! it is past its deadline or cancelled. A file nested too deeply, or whose parse holds too
+//! much memory, is skipped, remembered as such, and named in the summary (see
+//! [`crate::map::tags::extract_bounded`]).
 //!
 //! **The cache.** What a file yields — its symbols, or that it is not text — is kept per path
 //! with the identity the walk saw (size, modification and change times, inode, device), and
@@ -28,20 +33,22 @@
 //! [`Root::open_entry`]: crate::root::Root::open_entry
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 use super::glob::{ScopeKind, answer_budget};
 use super::page::escaped_len;
 use super::{Engine, EngineError, FsAnswer, FsError};
 use sha2::{Digest, Sha256};
 
+use crate::map::Language;
 use crate::map::rank::{MapFile, RankedFile, Steering, rank, split_list};
 use crate::map::render::{Tally, render};
 use crate::map::symbols::{Interner, Symbols};
-use crate::map::tags::{extract_until, language_of};
-use crate::map::{FileTags, Language};
-use crate::root::{FileEntry, Identity, RelPath, Root, RootError, cancel_flag, check_deadline};
+use crate::map::tags::{Extracted, extract_bounded, language_of};
+use crate::root::{FileEntry, Identity, RelPath, Root, RootError, check_deadline};
 
 /// Directory names the map never descends into (besides dot-directories and virtualenvs).
 pub const SKIPPED_DIRECTORIES: [&str; 8] = [
@@ -66,6 +73,9 @@ pub const MAX_INTERNED_NAMES: usize = 4 << 20;
 pub const KEPT_RANKINGS: usize = 4;
 /// Most source bytes read and not yet parsed: reading waits for parses beyond this.
 pub const IN_FLIGHT_BYTES: usize = 32 << 20;
+/// How often the calling thread, waiting for parses, checks its call: once the call is past
+/// its deadline or cancelled, the parses in flight are stopped.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
 
 /// The arguments of one map.
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +101,9 @@ struct Mapped {
     skipped: usize,
     /// Files whose symbols came from the cache by path and identity.
     cached: usize,
+    /// Candidates not parsed because parsing them costs too much (nested too deeply, or
+    /// holding too much memory), in tree order; also counted in `skipped`.
+    unparsed: Vec<usize>,
 }
 
 /// A file's content as the parse cache knows it: its language and the SHA-256 of its bytes.
@@ -101,6 +114,8 @@ type ContentKey = (Language, [u8; 32]);
 #[derive(Debug, Default)]
 pub struct TagCache {
     entries: HashMap<String, (Identity, Parsed)>,
+    /// Paths among `entries` (with no symbols) whose parse cost too much.
+    costly: HashSet<String>,
     by_content: HashMap<ContentKey, Arc<Symbols>>,
     names: Interner,
     parses: u64,
@@ -143,9 +158,17 @@ impl TagCache {
             && let Some(victim) = self.entries.keys().next().cloned()
         {
             self.entries.remove(&victim);
+            self.costly.remove(&victim);
         }
+        self.costly.remove(&entry.path);
         self.entries
             .insert(entry.path.clone(), (entry.identity, parsed));
+    }
+
+    /// Remembers that parsing `entry` as the walk saw it costs too much.
+    fn insert_costly(&mut self, entry: &FileEntry) {
+        self.insert(entry, None);
+        self.costly.insert(entry.path.clone());
     }
 
     fn remember_content(&mut self, key: ContentKey, symbols: Arc<Symbols>) {
@@ -250,6 +273,11 @@ impl Engine {
             skipped: parsed.skipped,
             walk_stopped_at,
             too_deep: walked.too_deep.len(),
+            unparsed: parsed
+                .unparsed
+                .iter()
+                .map(|&i| candidates[i].path.clone())
+                .collect(),
         };
         let byte_budget = answer_budget(self.root().limits().max_result_bytes);
         // A text of more than 4 bytes per allowed character, or more bytes than the result
@@ -289,6 +317,7 @@ fn parse_all(
     let mut results: Vec<Option<Parsed>> = vec![None; candidates.len()];
     let mut misses = Vec::new();
     let mut cached = 0;
+    let mut unparsed = Vec::new();
     for (i, entry) in candidates.iter().enumerate() {
         let Some(language) = language_of(&entry.path) else {
             continue;
@@ -299,6 +328,9 @@ fn parse_all(
         match cache.get(entry) {
             Some(parsed) => {
                 cached += usize::from(parsed.is_some());
+                if parsed.is_none() && cache.costly.contains(&entry.path) {
+                    unparsed.push(i);
+                }
                 results[i] = Some(parsed);
             }
             None => misses.push((i, language)),
@@ -312,8 +344,11 @@ fn parse_all(
             results: &mut results,
             waiting: HashMap::new(),
             copies: Vec::new(),
+            unparsed: &mut unparsed,
         };
-        match crate::workers::pool() {
+        // The map's own pool: a parse may take seconds, and other calls' walks must not
+        // wait behind it.
+        match crate::workers::map_pool() {
             Some(pool) => {
                 let cancelled = AtomicBool::new(false);
                 pool.in_place_scope(|scope| {
@@ -331,10 +366,12 @@ fn parse_all(
         .enumerate()
         .filter_map(|(i, r)| r.flatten().map(|symbols| (i, symbols)))
         .collect();
+    unparsed.sort_unstable();
     Ok(Mapped {
         skipped: candidates.len() - files.len(),
         files,
         cached,
+        unparsed,
     })
 }
 
@@ -353,8 +390,8 @@ fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u8>>, Engine
     }
 }
 
-/// One parse: the candidate, its content key and what the parse found.
-type Done = (usize, ContentKey, usize, FileTags);
+/// One parse: the candidate, its content key, its size and what the parse made of it.
+type Done = (usize, ContentKey, usize, Extracted);
 
 /// The cache misses of one map, read in tree order on the calling thread (so the call's
 /// deadline covers every read) and parsed on the pool as they are read; results are interned
@@ -369,6 +406,8 @@ struct Parsing<'a> {
     waiting: HashMap<ContentKey, usize>,
     /// Candidates with the same content as a parse in progress: (copy, original).
     copies: Vec<(usize, usize)>,
+    /// Candidates whose parse cost too much.
+    unparsed: &'a mut Vec<usize>,
 }
 
 impl Parsing<'_> {
@@ -378,10 +417,10 @@ impl Parsing<'_> {
         pool: Option<(&rayon::Scope<'s>, &'s AtomicBool)>,
     ) -> Result<(), EngineError> {
         let (sender, receiver) = mpsc::channel::<Done>();
-        // The call's cancellation, polled by the parses themselves.
-        let cancel = cancel_flag();
+        // The stop flags of the parses spawned and not yet recorded, raised when the call
+        // ends (a pool thread has no call to check).
+        let mut flags: HashMap<usize, Arc<AtomicUsize>> = HashMap::new();
         let mut in_flight = 0usize;
-        let mut outstanding = 0usize;
         for &(i, language) in misses {
             let entry = &self.candidates[i];
             let Some(bytes) = read_source(self.root, entry)? else {
@@ -404,38 +443,43 @@ impl Parsing<'_> {
             }
             self.waiting.insert(key, i);
             let Some((scope, cancelled)) = pool else {
-                let tags = extract_until(language, &bytes, cancel.as_deref());
-                self.record((i, key, bytes.len(), tags))?;
+                // Without a pool the call is checked once the parse is recorded.
+                let extracted = extract_bounded(language, &bytes, &AtomicUsize::new(0));
+                self.record((i, key, bytes.len(), extracted))?;
                 continue;
             };
-            while in_flight > IN_FLIGHT_BYTES
-                && let Ok(done) = receiver.recv()
-            {
+            while in_flight > IN_FLIGHT_BYTES {
+                let done = next_done(&receiver, &flags)?;
+                flags.remove(&done.0);
                 in_flight -= done.2;
-                outstanding -= 1;
                 self.record(done)?;
             }
             in_flight += bytes.len();
-            outstanding += 1;
+            let flag = Arc::new(AtomicUsize::new(0));
+            flags.insert(i, flag.clone());
             let sender = sender.clone();
-            let cancel = cancel.clone();
             scope.spawn(move |_| {
                 // Always answers, so the reader never waits for a parse that will not come.
-                let tags = if cancelled.load(Ordering::Relaxed) {
-                    FileTags::default()
+                let extracted = if cancelled.load(Ordering::Relaxed) {
+                    Extracted::Stopped
                 } else {
-                    extract_until(language, &bytes, cancel.as_deref())
+                    extract_bounded(language, &bytes, &flag)
                 };
-                let _ = sender.send((i, key, bytes.len(), tags));
+                let _ = sender.send((i, key, bytes.len(), extracted));
             });
         }
-        while outstanding > 0
-            && let Ok(done) = receiver.recv()
-        {
-            outstanding -= 1;
+        while !flags.is_empty() {
+            let done = next_done(&receiver, &flags)?;
+            flags.remove(&done.0);
             self.record(done)?;
         }
         for (copy, first) in std::mem::take(&mut self.copies) {
+            if self.unparsed.contains(&first) {
+                self.cache.insert_costly(&self.candidates[copy]);
+                self.unparsed.push(copy);
+                self.results[copy] = Some(None);
+                continue;
+            }
             let parsed = self.results[first].clone().flatten();
             self.cache.insert(&self.candidates[copy], parsed.clone());
             self.results[copy] = Some(parsed);
@@ -445,8 +489,22 @@ impl Parsing<'_> {
 
     /// Interns and caches one parse. A call past its deadline or cancelled stops here, before
     /// caching: its last parses may have been cut short.
-    fn record(&mut self, (i, key, _, tags): Done) -> Result<(), EngineError> {
+    fn record(&mut self, (i, key, _, extracted): Done) -> Result<(), EngineError> {
         check_deadline()?;
+        let tags = match extracted {
+            Extracted::Tags(tags) => tags,
+            Extracted::TooDeep | Extracted::TooCostly => {
+                self.cache.insert_costly(&self.candidates[i]);
+                self.unparsed.push(i);
+                self.results[i] = Some(None);
+                return Ok(());
+            }
+            // Only an ended call stops a parse, and it fails before this; nothing is kept.
+            Extracted::Stopped => {
+                self.results[i] = Some(None);
+                return Ok(());
+            }
+        };
         let symbols = Arc::new(Symbols::new(&tags, &mut self.cache.names));
         self.cache.parses += 1;
         self.cache
@@ -454,6 +512,30 @@ impl Parsing<'_> {
         self.cache.remember_content(key, symbols.clone());
         self.results[i] = Some(Some(symbols));
         Ok(())
+    }
+}
+
+/// The next parse to finish. While waiting, the call is checked every [`WATCH_EVERY`]: once
+/// it is past its deadline or cancelled, every parse in `flags` is stopped (tree-sitter polls
+/// the flag) and the call fails.
+fn next_done(
+    receiver: &mpsc::Receiver<Done>,
+    flags: &HashMap<usize, Arc<AtomicUsize>>,
+) -> Result<Done, EngineError> {
+    loop {
+        match receiver.recv_timeout(WATCH_EVERY) {
+            Ok(done) => return Ok(done),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(stop) = check_deadline() {
+                    for flag in flags.values() {
+                        flag.store(1, Ordering::Relaxed);
+                    }
+                    return Err(stop.into());
+                }
+            }
+            // The caller holds a sender, so this cannot happen; ending the call is safe.
+            Err(RecvTimeoutError::Disconnected) => return Err(RootError::Cancelled.into()),
+        }
     }
 }
 

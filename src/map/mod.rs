@@ -5,6 +5,7 @@
 //! Raku); `rank` builds the graph "file A refers to a name file B defines" and ranks files
 //! with a personalized PageRank; `render` spends the character budget whole files at a time.
 
+pub mod memory;
 pub mod rank;
 pub mod render;
 pub mod symbols;

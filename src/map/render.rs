@@ -11,7 +11,9 @@
 //! N counts the files read and parsed, M the files skipped (no supported language, over 1 MB,
 //! not UTF-8 text, unreadable), D the definition lines printed. When something was left out,
 //! clauses follow `ranked by references`, in this order and only when they apply:
-//! `; walk stopped after 5000 files` and `; left out by max-chars: K files, E definitions`
+//! `; walk stopped after 5000 files`, `; not parsed, nested too deeply or too costly: a.js, b.cpp`
+//! (at most three names, then `and N more`; these files also count among the skipped), and
+//! `; left out by max-chars: K files, E definitions`
 //! (K whole files dropped from the bottom of the ranking, E definitions trimmed from the
 //! files still printed; a zero part is not written).
 //!
@@ -27,8 +29,11 @@ use super::rank::{RankedFile, Shown};
 /// Longest signature text printed, in characters.
 pub const MAX_TEXT_CHARS: usize = 200;
 
+/// Files named in the summary's `not parsed` clause; the rest are counted.
+pub const UNPARSED_NAMED: usize = 3;
+
 /// What the summary line reports besides the printed lines.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Files read and parsed.
     pub mapped: usize,
@@ -38,6 +43,9 @@ pub struct Tally {
     pub walk_stopped_at: Option<usize>,
     /// Directories the walk passed over for lying deeper than the depth limit.
     pub too_deep: usize,
+    /// Files not parsed because parsing them costs too much (nested too deeply, or holding
+    /// too much memory), in tree order; also counted in `skipped`.
+    pub unparsed: Vec<String>,
 }
 
 /// Renders `ranked` (best first) so that `fits` accepts the whole answer, dropping the
@@ -189,6 +197,15 @@ pub fn summary(
             count(tally.too_deep, "directory", "directories")
         ));
     }
+    if !tally.unparsed.is_empty() {
+        line.push_str("; not parsed, nested too deeply or too costly: ");
+        let named = &tally.unparsed[..tally.unparsed.len().min(UNPARSED_NAMED)];
+        line.push_str(&named.join(", "));
+        let more = tally.unparsed.len() - named.len();
+        if more > 0 {
+            line.push_str(&format!(" and {more} more"));
+        }
+    }
     let mut parts = Vec::new();
     if files_left_out > 0 {
         parts.push(count(files_left_out, "file", "files"));
@@ -241,8 +258,7 @@ mod tests {
         Tally {
             mapped: 2,
             skipped: 1,
-            walk_stopped_at: None,
-            too_deep: 0,
+            ..Tally::default()
         }
     }
 
@@ -396,6 +412,7 @@ mod tests {
             skipped: 0,
             walk_stopped_at: Some(5000),
             too_deep: 2,
+            unparsed: Vec::new(),
         };
         assert_eq!(
             summary(&tally, 1, 3, 0),
@@ -404,6 +421,18 @@ mod tests {
         assert_eq!(
             summary(&Tally::default(), 0, 0, 0),
             "[mapped 0 files (0 skipped: unsupported/binary/too-large), 0 definitions; ranked by references]"
+        );
+        let unparsed = |n: usize| Tally {
+            skipped: n,
+            unparsed: (0..n).map(|i| format!("f{i}.js")).collect(),
+            ..Tally::default()
+        };
+        assert_eq!(
+            summary(&unparsed(2), 0, 0, 0),
+            "[mapped 0 files (2 skipped: unsupported/binary/too-large), 0 definitions; ranked by references; not parsed, nested too deeply or too costly: f0.js, f1.js]"
+        );
+        assert!(
+            summary(&unparsed(5), 0, 0, 0).ends_with("too costly: f0.js, f1.js, f2.js and 2 more]")
         );
     }
 

@@ -46,11 +46,71 @@ pub fn language_of(path: &str) -> Option<Language> {
     Some(language)
 }
 
+/// Deepest nesting of brackets a file may have to be parsed. The tags query's matching slows
+/// with the depth of the unclosed brackets around each node (a megabyte of `{` takes minutes,
+/// and the matching cannot be interrupted); real code nests a few dozen deep, and a file
+/// nested a thousand deep still maps in about a second.
+pub const MAX_NESTING: usize = 1024;
+
+/// Most bytes of tree-sitter's memory one parse may hold (see [`super::memory`]). A megabyte
+/// of real code holds a few tens of megabytes; a megabyte of `a<a<…` as C++ holds gigabytes.
+pub const MAX_PARSE_BYTES: usize = 256 << 20;
+
 /// Definitions and references of one source file. Never panics; a parse that fails yields
 /// what it could (or an empty [`FileTags`]).
 #[must_use]
 pub fn extract(language: Language, source: &[u8]) -> FileTags {
     extract_until(language, source, None)
+}
+
+/// What [`extract_bounded`] made of one file.
+#[derive(Debug)]
+pub enum Extracted {
+    /// The file's definitions and references.
+    Tags(FileTags),
+    /// Not parsed: its brackets nest deeper than [`MAX_NESTING`].
+    TooDeep,
+    /// Abandoned: its parse held more than [`MAX_PARSE_BYTES`].
+    TooCostly,
+    /// Abandoned because `stop` was raised by someone else (the call ended).
+    Stopped,
+}
+
+/// [`extract`], within bounds: a file nested deeper than [`MAX_NESTING`] is not parsed, a
+/// parse is abandoned once it holds more than [`MAX_PARSE_BYTES`], and once `stop` turns
+/// non-zero (tree-sitter polls it while it parses and matches).
+#[must_use]
+pub fn extract_bounded(language: Language, source: &[u8], stop: &AtomicUsize) -> Extracted {
+    if language != Language::Raku && nests_deeper(source, MAX_NESTING) {
+        return Extracted::TooDeep;
+    }
+    let tags = super::memory::watch(stop, MAX_PARSE_BYTES, || {
+        extract_until(language, source, Some(stop))
+    });
+    match stop.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => Extracted::Tags(tags),
+        super::memory::OVER_BUDGET => Extracted::TooCostly,
+        _ => Extracted::Stopped,
+    }
+}
+
+/// Whether brackets (`(`, `[`, `{`, counted in strings and comments too, which only errs on
+/// the side of skipping) ever nest deeper than `limit`.
+fn nests_deeper(source: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    for &byte in source {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// [`extract`], abandoned (yielding what it has) once `cancel` turns non-zero: tree-sitter
@@ -101,6 +161,8 @@ pub struct Grammar {
 /// The tree-sitter grammar of a language; `None` for Raku, which has no grammar.
 #[must_use]
 pub fn grammar(language: Language) -> Option<Grammar> {
+    // Before any tree-sitter object exists, so that all of them are counted.
+    super::memory::install();
     let (grammar, vendored_query, supplement): (tree_sitter::Language, _, _) = match language {
         Language::C => (
             tree_sitter_c::LANGUAGE.into(),
@@ -668,6 +730,35 @@ mod tests {
         ] {
             assert!(config(language).is_some(), "{language:?}");
         }
+    }
+
+    #[test]
+    fn bounded_extraction_skips_deep_nesting_and_costly_parses() {
+        let stop = AtomicUsize::new(0);
+        let deep = "{".repeat(MAX_NESTING + 1);
+        assert!(matches!(
+            extract_bounded(Language::JavaScript, deep.as_bytes(), &stop),
+            Extracted::TooDeep
+        ));
+        // Closed brackets do not add up.
+        let closed = "{}".repeat(MAX_NESTING + 1);
+        assert!(matches!(
+            extract_bounded(Language::JavaScript, closed.as_bytes(), &stop),
+            Extracted::Tags(_)
+        ));
+        // C++ error recovery on `a<a<…` holds memory fast; a small budget stops it.
+        let costly = "a<".repeat(5000);
+        let flag = AtomicUsize::new(0);
+        super::super::memory::watch(&flag, 1 << 20, || {
+            extract_until(Language::Cpp, costly.as_bytes(), Some(&flag))
+        });
+        assert_eq!(flag.into_inner(), super::super::memory::OVER_BUDGET);
+        // A raised flag stops a parse as someone else's stop.
+        let raised = AtomicUsize::new(1);
+        assert!(matches!(
+            extract_bounded(Language::Python, b"def f():\n    pass\n", &raised),
+            Extracted::Stopped
+        ));
     }
 
     #[test]
