@@ -217,7 +217,8 @@ fn a_costly_map_is_bounded_in_memory_and_starves_no_other_call() {
     const ADDRESS_SPACE: u64 = 2 << 30;
     let tree = Tree::new()
         .file("x.cpp", "a<".repeat(1 << 19))
-        .file("y.cpp", "a<".repeat(1 << 19))
+        // Not a copy of x.cpp (a copy waits for its original's parse): two parses at once.
+        .file("y.cpp", "b<".repeat(1 << 19))
         .file("ok.py", "def frobnicate(value):\n    return value\n");
     let mut server = Server::start_limited(
         tree.path(),
@@ -266,4 +267,31 @@ fn a_costly_map_is_bounded_in_memory_and_starves_no_other_call() {
         "{text}"
     );
     assert!(text.contains("ok.py:"), "{text}");
+}
+
+#[test]
+fn a_parse_stops_at_the_deadline() {
+    // One parse of this file runs for seconds before it reaches the memory budget.
+    let tree = Tree::new().file("x.cpp", "a<".repeat(1 << 19));
+    let mut server = Server::start_limited(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "fs",
+            "--max-call-seconds",
+            "1",
+        ],
+        2 << 30,
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(&json!(1), "fs_map", &json!({})));
+    let answer = response(&mut server, 1, Duration::from_secs(15))
+        .expect("an answer within 15 s of a call limited to 1 s");
+    println!("answered after {:.1} s", started.elapsed().as_secs_f64());
+    assert!(text_of(&answer).starts_with(DEADLINE), "{answer}");
+    // The server goes on answering.
+    let listed = server.call_result("fs_glob", json!({"pattern": "*.cpp"}));
+    assert!(listed.to_string().contains("x.cpp"), "{listed}");
 }
