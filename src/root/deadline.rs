@@ -1,7 +1,7 @@
 //! The limits of one call: its deadline, its cancellation, and its progress. The work of one
-//! tool call runs with a [`Call`] set on its thread (and carried to the worker pool's threads
-//! by the walks), and the walks and reads of the root [`check`] it, so no call can walk or read
-//! without end. A call past its deadline fails as a whole ([`RootError::Deadline`]); a
+//! tool call runs with a [`Call`] set on its thread (and carried to the worker pools' threads
+//! with each piece of work handed to them, see `crate::workers`), and the walks and reads of
+//! the root [`check`] it, so no call can walk or read without end. A call past its deadline fails as a whole ([`RootError::Deadline`]); a
 //! cancelled one stops at its next check ([`RootError::Cancelled`]); neither is answered
 //! halfway. Each check is also a unit of progress, reported to the call's [`Progress`] sink.
 
@@ -77,8 +77,7 @@ impl Call {
         }
     }
 
-    /// The same call, stopped at its next check once `flag` is non-zero (the type tree-sitter
-    /// polls, so a parse in progress stops too).
+    /// The same call, stopped at its next check once `flag` is non-zero.
     pub fn cancelled_by(mut self, flag: Arc<AtomicUsize>) -> Call {
         self.cancelled = Some(flag);
         self
@@ -106,11 +105,6 @@ thread_local! {
 /// Runs `work` on this thread with a deadline `limit` from now, restoring the previous call.
 pub fn with_deadline<T>(limit: Duration, work: impl FnOnce() -> T) -> T {
     Call::within(limit).run(work)
-}
-
-/// This thread's cancellation flag, for work that polls one itself (a tree-sitter parse).
-pub fn cancel_flag() -> Option<Arc<AtomicUsize>> {
-    CALL.with(|c| c.borrow().cancelled.clone())
 }
 
 /// This thread's call, to carry to another thread with [`Call::run`].

@@ -35,7 +35,7 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 
 pub use deadline::{
-    Call, Progress, cancel_flag, check as check_deadline, current as current_call, with_deadline,
+    Call, Progress, check as check_deadline, current as current_call, with_deadline,
 };
 pub use error::RootError;
 pub use identity::Identity;
