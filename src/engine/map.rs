@@ -417,9 +417,7 @@ impl Parsing<'_> {
         pool: Option<(&rayon::Scope<'s>, &'s AtomicBool)>,
     ) -> Result<(), EngineError> {
         let (sender, receiver) = mpsc::channel::<Done>();
-        // The stop flags of the parses spawned and not yet recorded, raised when the call
-        // ends (a pool thread has no call to check).
-        let mut flags: HashMap<usize, Arc<AtomicUsize>> = HashMap::new();
+        let mut flags = InFlight::default();
         let mut in_flight = 0usize;
         for &(i, language) in misses {
             let entry = &self.candidates[i];
@@ -449,14 +447,13 @@ impl Parsing<'_> {
                 continue;
             };
             while in_flight > IN_FLIGHT_BYTES {
-                let done = next_done(&receiver, &flags)?;
-                flags.remove(&done.0);
+                let done = next_done(&receiver, &mut flags)?;
                 in_flight -= done.2;
                 self.record(done)?;
             }
             in_flight += bytes.len();
             let flag = Arc::new(AtomicUsize::new(0));
-            flags.insert(i, flag.clone());
+            flags.0.insert(i, flag.clone());
             let sender = sender.clone();
             scope.spawn(move |_| {
                 // Always answers, so the reader never waits for a parse that will not come.
@@ -468,9 +465,8 @@ impl Parsing<'_> {
                 let _ = sender.send((i, key, bytes.len(), extracted));
             });
         }
-        while !flags.is_empty() {
-            let done = next_done(&receiver, &flags)?;
-            flags.remove(&done.0);
+        while !flags.0.is_empty() {
+            let done = next_done(&receiver, &mut flags)?;
             self.record(done)?;
         }
         for (copy, first) in std::mem::take(&mut self.copies) {
@@ -515,24 +511,32 @@ impl Parsing<'_> {
     }
 }
 
-/// The next parse to finish. While waiting, the call is checked every [`WATCH_EVERY`]: once
-/// it is past its deadline or cancelled, every parse in `flags` is stopped (tree-sitter polls
-/// the flag) and the call fails.
-fn next_done(
-    receiver: &mpsc::Receiver<Done>,
-    flags: &HashMap<usize, Arc<AtomicUsize>>,
-) -> Result<Done, EngineError> {
+/// The stop flags of the parses spawned and not yet recorded, by candidate. A pool thread has
+/// no call to check, so the calling thread stops them: all that are left are raised when this
+/// is dropped, so however the map ends (its deadline, a cancellation, a failed read), no parse
+/// it leaves runs on.
+#[derive(Default)]
+struct InFlight(HashMap<usize, Arc<AtomicUsize>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        for flag in self.0.values() {
+            flag.store(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The next parse to finish, its flag forgotten. While waiting, the call is checked every
+/// [`WATCH_EVERY`]; once it is past its deadline or cancelled, the call fails (and dropping
+/// `flags` stops the parses in flight).
+fn next_done(receiver: &mpsc::Receiver<Done>, flags: &mut InFlight) -> Result<Done, EngineError> {
     loop {
         match receiver.recv_timeout(WATCH_EVERY) {
-            Ok(done) => return Ok(done),
-            Err(RecvTimeoutError::Timeout) => {
-                if let Err(stop) = check_deadline() {
-                    for flag in flags.values() {
-                        flag.store(1, Ordering::Relaxed);
-                    }
-                    return Err(stop.into());
-                }
+            Ok(done) => {
+                flags.0.remove(&done.0);
+                return Ok(done);
             }
+            Err(RecvTimeoutError::Timeout) => check_deadline()?,
             // The caller holds a sender, so this cannot happen; ending the call is safe.
             Err(RecvTimeoutError::Disconnected) => return Err(RootError::Cancelled.into()),
         }
