@@ -98,6 +98,49 @@ fn a_catastrophic_regex_stops_at_the_deadline() {
 }
 
 #[test]
+fn a_costly_regex_over_one_long_line_is_refused_in_bounded_time() {
+    // One line of 1.6 MB cannot be searched in windows, and one search of it cannot be
+    // interrupted: it took minutes.
+    let digits = binary_digits();
+    let line: String = digits
+        .bytes("d0/digits.txt")
+        .iter()
+        .map(|&b| if b == b'\n' { '0' } else { char::from(b) })
+        .collect();
+    let tree = Tree::new()
+        .file("long.txt", line)
+        .file("short.txt", "0101\n");
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--tools",
+            "fs",
+            "--max-call-seconds",
+            "60",
+        ],
+    );
+    let started = Instant::now();
+    server.send_line(&call_line(
+        &json!(1),
+        "fs_grep",
+        &json!({"pattern": "[01]*1[01]{1000}2|0101", "regex": true}),
+    ));
+    let answer = response(&mut server, 1, Duration::from_secs(40)).expect("an answer within 40 s");
+    println!("answered after {:.1} s", started.elapsed().as_secs_f64());
+    let text = text_of(&answer);
+    assert!(text.starts_with("short.txt:1:0101"), "{text}");
+    assert!(
+        text.ends_with(
+            "[not searched, a line is too long for this pattern to search in time: long.txt; \
+             simplify the pattern (smaller counted repetitions)]"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_cancelled_grep_frees_the_pool() {
     let tree = binary_digits();
     let mut server = Server::start(tree.path(), &["--include", "**", "--tools", "fs"]);

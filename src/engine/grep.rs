@@ -45,6 +45,9 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
+use regex_automata::nfa::thompson;
+use regex_automata::util::syntax;
+use regex_automata::{Input, hybrid};
 
 use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped, too_deep_notice};
 use super::page::escaped_len;
@@ -116,6 +119,7 @@ impl Engine {
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut answer = Answer::new(budget, context);
         let mut too_long: Vec<&str> = Vec::new();
+        let mut too_costly: Vec<&str> = Vec::new();
         let named = |entry: &FileEntry| {
             let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
             names.as_ref().is_none_or(|glob| glob.is_match(name))
@@ -140,6 +144,10 @@ impl Engine {
                 Scanned::Skipped => continue,
                 Scanned::LineTooLong => {
                     too_long.push(&entry.path);
+                    continue;
+                }
+                Scanned::TooCostly => {
+                    too_costly.push(&entry.path);
                     continue;
                 }
             };
@@ -175,11 +183,14 @@ impl Engine {
             text.push_str(&format!(
                 "\n\n[not searched, a line is longer than {} MiB: {}]",
                 MAX_LINE_BUFFER >> 20,
-                too_long
-                    .iter()
-                    .map(|path| shown_path(path, false))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                shown_paths(&too_long)
+            ));
+        }
+        if !too_costly.is_empty() {
+            text.push_str(&format!(
+                "\n\n[not searched, a line is too long for this pattern to search in time: {}; \
+                 simplify the pattern (smaller counted repetitions)]",
+                shown_paths(&too_costly)
             ));
         }
         let max_depth = self.root().limits().max_depth;
@@ -307,7 +318,7 @@ fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build(pattern)
-        .map(Checked)
+        .map(|matcher| Checked(matcher, regex.then(|| Probe::new(pattern)).flatten()))
         .map_err(|error| {
             if !regex {
                 return FsError::PatternTooLarge("pattern").into();
@@ -335,11 +346,77 @@ fn one_line(message: &str) -> String {
 /// after it. Large enough that a cheap pattern pays nothing for it.
 const CHECK_WINDOW: usize = 16 << 10;
 
+/// Most work (pattern states × bytes) one search of a window may take when the regex engine
+/// must simulate the pattern's automaton (about 15 ns each: two seconds at most).
+const FALLBACK_WORK: u64 = 1 << 27;
+
+/// What a search error says when a window was too costly to search; [`scan_file`] knows it by
+/// this text (the searcher passes on only a matcher error's message).
+const TOO_COSTLY: &str = "the pattern is too costly to search this text";
+
 /// The compiled pattern, searching at most [`CHECK_WINDOW`] bytes (and the rest of the line
 /// they end in) between two checks of the calling thread's call. Matches never span a line
-/// terminator, so a window of whole lines finds what the whole haystack would.
+/// terminator, so a window of whole lines finds what the whole haystack would. A window one
+/// search could not finish in bounded time (one long line, for a costly regex) is refused
+/// (see [`Probe`]).
 #[derive(Debug)]
-struct Checked(RegexMatcher);
+struct Checked(RegexMatcher, Option<Probe>);
+
+/// The regex's forward lazy DFA, built with the limits the regex engine gives its own (an
+/// 8 MiB cache, given up after three clears at under ten bytes a state, quitting where a
+/// Unicode word boundary meets a non-ASCII byte). Where it gives up or quits,
+/// the engine falls back to simulating the automaton, at a cost per byte that grows with the
+/// pattern's states (a 1.6 MB line of `0`/`1` took 25 s for `[01]*1[01]{1000}2`), and one
+/// search of one line cannot be interrupted. The probe's own work is bounded by its cache,
+/// whatever the text's length.
+#[derive(Debug)]
+struct Probe {
+    /// `None` when the regex engine could not build one either (it then always simulates).
+    dfa: Option<hybrid::dfa::DFA>,
+    states: u64,
+}
+
+impl Probe {
+    fn new(pattern: &str) -> Option<Probe> {
+        let nfa = thompson::Compiler::new()
+            .syntax(
+                syntax::Config::new()
+                    .crlf(true)
+                    .multi_line(true)
+                    .utf8(false),
+            )
+            .configure(thompson::Config::new().nfa_size_limit(Some(REGEX_SIZE_LIMIT)))
+            .build(pattern)
+            .ok()?;
+        let states = nfa.states().len() as u64;
+        let dfa = hybrid::dfa::DFA::builder()
+            .configure(
+                hybrid::dfa::DFA::config()
+                    .cache_capacity(DFA_SIZE_LIMIT)
+                    .unicode_word_boundary(true)
+                    .minimum_cache_clear_count(Some(3))
+                    .minimum_bytes_per_state(Some(10)),
+            )
+            .build_from_nfa(nfa)
+            .ok();
+        Some(Probe { dfa, states })
+    }
+
+    /// Whether one search of `text` may take more than [`FALLBACK_WORK`].
+    fn too_costly(&self, text: &[u8]) -> bool {
+        if self.states.saturating_mul(text.len() as u64) <= FALLBACK_WORK {
+            return false;
+        }
+        let Some(dfa) = &self.dfa else {
+            return true;
+        };
+        // Given up, or quit at a byte it cannot handle (a Unicode word boundary before a
+        // non-ASCII byte): either way the engine would simulate the automaton. Not stopped at
+        // the first match: a search for the leftmost-first match goes on past it.
+        let mut cache = dfa.create_cache();
+        dfa.try_search_fwd(&mut cache, &Input::new(text)).is_err()
+    }
+}
 
 impl Checked {
     /// Calls `search` on successive windows of `haystack` from `at`, each ending after a line
@@ -358,6 +435,13 @@ impl Checked {
                     .map_or(haystack.len(), |i| start + CHECK_WINDOW + i + 1),
                 _ => haystack.len(),
             };
+            if self
+                .1
+                .as_ref()
+                .is_some_and(|probe| probe.too_costly(&haystack[start..end]))
+            {
+                return Err(io::Error::other(TOO_COSTLY));
+            }
             if let Some(found) = search(start, end) {
                 return Ok(Some(found));
             }
@@ -632,6 +716,8 @@ enum Scanned {
     Hits(FileHits),
     Skipped,
     LineTooLong,
+    /// A line the pattern could not search in bounded time (see [`Probe`]).
+    TooCostly,
 }
 
 fn scan_file<F: ReadAt + ?Sized>(
@@ -645,6 +731,7 @@ fn scan_file<F: ReadAt + ?Sized>(
         Ok(None) => Scanned::Skipped,
         // The searcher refuses to buffer a line past its heap limit.
         Err(e) if e.to_string().contains("allocation limit") => Scanned::LineTooLong,
+        Err(e) if e.to_string().contains(TOO_COSTLY) => Scanned::TooCostly,
         Err(_) => Scanned::Skipped,
     }
 }
@@ -798,6 +885,12 @@ impl Answer {
     }
 }
 
+/// Paths for a notice, each as a text answer shows it, joined by commas.
+fn shown_paths(paths: &[&str]) -> String {
+    let shown: Vec<_> = paths.iter().map(|path| shown_path(path, false)).collect();
+    shown.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -811,7 +904,7 @@ mod tests {
     ) -> Option<FileHits> {
         match scan_file(searcher, matcher, file, budget) {
             Scanned::Hits(hits) => Some(hits),
-            Scanned::Skipped | Scanned::LineTooLong => None,
+            Scanned::Skipped | Scanned::LineTooLong | Scanned::TooCostly => None,
         }
     }
 
@@ -968,6 +1061,17 @@ mod tests {
             grep(file.as_bytes(), "^last", true, 0, 50),
             format!("f:{}:last needle", lines + 1)
         );
+    }
+
+    #[test]
+    fn the_probe_refuses_only_what_the_lazy_dfa_gives_up_on() {
+        // Few states: never probed.
+        let small = Probe::new("[01]*1[01]{20}2").expect("builds");
+        assert!(!small.too_costly(&[b'0'; 1 << 20]));
+        // Many states over a long line the lazy DFA handles: searched.
+        let wide = Probe::new(r"\w{50}x").expect("builds");
+        assert!(wide.states.saturating_mul(1 << 21) > FALLBACK_WORK);
+        assert!(!wide.too_costly(&[b'a'; 1 << 21]));
     }
 
     #[test]
