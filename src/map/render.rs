@@ -200,7 +200,11 @@ pub fn summary(
     if !tally.unparsed.is_empty() {
         line.push_str("; not parsed, nested too deeply or too costly: ");
         let named = &tally.unparsed[..tally.unparsed.len().min(UNPARSED_NAMED)];
-        line.push_str(&named.join(", "));
+        let shown: Vec<_> = named
+            .iter()
+            .map(|path| crate::engine::shown_path(path, false))
+            .collect();
+        line.push_str(&shown.join(", "));
         let more = tally.unparsed.len() - named.len();
         if more > 0 {
             line.push_str(&format!(" and {more} more"));
