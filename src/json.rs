@@ -37,6 +37,8 @@ pub struct Scan {
     /// Whether the top-level object has an `id` key before any stop, whatever its value: a
     /// request with an id that is not valid is still a request, never a notification.
     pub has_id: bool,
+    /// Whether the top-level object repeats its `id` key: an answer can then name no id.
+    pub id_repeated: bool,
     /// The top-level `method`, when the text is an object with a string one before any stop.
     pub method: Option<String>,
 }
@@ -240,6 +242,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             }
             let role = match (depth, key.as_str()) {
                 (0, "id") => {
+                    self.state.scan.id_repeated |= self.state.scan.has_id;
                     self.state.scan.has_id = true;
                     Role::Id
                 }

@@ -422,6 +422,14 @@ fn a_key_repeated_in_arguments_is_refused_on_stdio_naming_it() {
         reply["error"]["message"],
         "Invalid Request: duplicate key 'jsonrpc'; send each key once"
     );
+    // An id given twice names no request, even when another key repeats first.
+    let reply =
+        server.raw_line(r#"{"jsonrpc":"2.0","id":"a","x":1,"x":2,"id":"b","method":"tools/list"}"#);
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_eq!(
+        reply["error"]["message"],
+        "Invalid Request: duplicate key 'x'; send each key once"
+    );
 }
 
 #[test]

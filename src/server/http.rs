@@ -25,7 +25,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::FsmcpServer;
 use super::sessions::CappedSessions;
-use super::stdio::duplicate_reply;
+use super::stdio::refusal;
 use crate::config::HttpConfig;
 use crate::config::http::{parse_authority, parse_host_entry};
 use crate::json::{MAX_MESSAGE_VALUES, scan};
@@ -184,34 +184,7 @@ async fn bounded_body(
         drop(permit.split(permit.num_permits() - bytes.len().max(1)));
     }
     if let Ok(scanned) = scan(&bytes, MAX_MESSAGE_VALUES) {
-        let id = scanned
-            .id
-            .clone()
-            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-            .unwrap_or(Value::Null);
-        let refusal = if scanned.too_many_values {
-            Some((
-                -32600,
-                format!(
-                    "Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values"
-                ),
-                id,
-            ))
-        } else {
-            scanned.duplicate.as_ref().map(|duplicate| {
-                let (code, text) = duplicate_reply(
-                    &duplicate.key,
-                    &duplicate.location,
-                    scanned.method.as_deref(),
-                );
-                let id = if duplicate.key == "id" && duplicate.location.is_empty() {
-                    Value::Null
-                } else {
-                    id
-                };
-                (code, text, id)
-            })
-        };
+        let refusal = refusal(&scanned);
         if let Some((code, text, id)) = refusal {
             // A request's bad params are answered in band, as rmcp answers them; a malformed
             // message is a bad request.

@@ -142,41 +142,45 @@ fn is_valid_id(id: Option<&Value>) -> bool {
 /// The answer to a message the scan refuses: a repeated key (a permission layer in front may
 /// have judged the other occurrence) or too many values. `None` lets the message through.
 fn scan_refusal(scanned: &Scan) -> Option<Verdict> {
-    let id = || {
-        scanned
-            .id
-            .as_ref()
-            .filter(|id| is_valid_id(Some(id)))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
-    if scanned.too_many_values {
-        let text =
-            format!("Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values");
-        return Some(Verdict::Reply(error_reply(&id(), -32600, &text, None)));
-    }
-    let duplicate = scanned.duplicate.as_ref()?;
-    if scanned.method.is_some() && !scanned.has_id {
+    if !scanned.too_many_values
+        && scanned.duplicate.is_some()
+        && scanned.method.is_some()
+        && !scanned.has_id
+    {
         // A notification gets no answer.
         return Some(Verdict::Drop);
     }
-    let reply = duplicate_reply(
+    let (code, text, id) = refusal(scanned)?;
+    Some(Verdict::Reply(error_reply(&id, code, &text, None)))
+}
+
+/// The JSON-RPC error (code, message, id to answer) for a message the scan refuses, `None`
+/// when it passes. Shared with the HTTP transport.
+pub(crate) fn refusal(scanned: &Scan) -> Option<(i64, String, Value)> {
+    // An id that is itself repeated is ambiguous: the answer names none.
+    let id = scanned
+        .id
+        .as_ref()
+        .filter(|id| !scanned.id_repeated && is_valid_id(Some(id)))
+        .cloned()
+        .unwrap_or(Value::Null);
+    if scanned.too_many_values {
+        let text =
+            format!("Invalid Request: a message may hold at most {MAX_MESSAGE_VALUES} JSON values");
+        return Some((-32600, text, id));
+    }
+    let duplicate = scanned.duplicate.as_ref()?;
+    let (code, text) = duplicate_reply(
         &duplicate.key,
         &duplicate.location,
         scanned.method.as_deref(),
     );
-    // An id that is itself repeated is ambiguous: the answer names none.
-    let id = if duplicate.key == "id" && duplicate.location.is_empty() {
-        Value::Null
-    } else {
-        id()
-    };
-    Some(Verdict::Reply(error_reply(&id, reply.0, &reply.1, None)))
+    Some((code, text, id))
 }
 
 /// The JSON-RPC error for a key repeated in one object of a request: `-32602` naming the
 /// request when it is in `params`, `-32600` elsewhere. Shared with the HTTP transport.
-pub(crate) fn duplicate_reply(key: &str, location: &str, method: Option<&str>) -> (i64, String) {
+fn duplicate_reply(key: &str, location: &str, method: Option<&str>) -> (i64, String) {
     let mut shown: String = key.chars().take(64).collect::<String>();
     if shown.len() < key.len() {
         shown.push('…');
