@@ -13,6 +13,7 @@ mod support;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use support::attack::call_line;
+use support::fs::fs_server_with;
 use support::*;
 
 /// The deadline error's text.
@@ -70,17 +71,7 @@ fn cancel_line(id: u64) -> String {
 #[test]
 fn a_catastrophic_regex_stops_at_the_deadline() {
     let tree = binary_digits();
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--include",
-            "**",
-            "--tools",
-            "fs",
-            "--max-call-seconds",
-            "2",
-        ],
-    );
+    let mut server = fs_server_with(&tree, &["--max-call-seconds", "2"]);
     let started = Instant::now();
     server.send_line(&call_line(
         &json!(1),
@@ -110,17 +101,7 @@ fn a_costly_regex_over_one_long_line_is_refused_in_bounded_time() {
     let tree = Tree::new()
         .file("long.txt", line)
         .file("short.txt", "0101\n");
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--include",
-            "**",
-            "--tools",
-            "fs",
-            "--max-call-seconds",
-            "60",
-        ],
-    );
+    let mut server = fs_server_with(&tree, &["--max-call-seconds", "60"]);
     let started = Instant::now();
     server.send_line(&call_line(
         &json!(1),
@@ -185,13 +166,9 @@ fn a_cold_walk_of_many_directories_stops_at_the_deadline() {
         }
         std::fs::create_dir_all(&path).expect("create the chain");
     }
-    let mut server = Server::start(
-        tree.path(),
+    let mut server = fs_server_with(
+        &tree,
         &[
-            "--include",
-            "**",
-            "--tools",
-            "fs",
             "--max-call-seconds",
             "1",
             "--max-depth",
@@ -225,17 +202,7 @@ fn a_map_of_deeply_nested_files_answers_and_names_them() {
         .file("a.js", "{".repeat(1 << 20))
         .file("b.py", "(".repeat(1 << 20))
         .file("ok.py", "def frobnicate(value):\n    return value\n");
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--include",
-            "**",
-            "--tools",
-            "fs",
-            "--max-call-seconds",
-            "2",
-        ],
-    );
+    let mut server = fs_server_with(&tree, &["--max-call-seconds", "2"]);
     let started = Instant::now();
     server.send_line(&call_line(&json!(1), "fs_map", &json!({})));
     let answer = response(&mut server, 1, Duration::from_secs(20))
