@@ -312,8 +312,13 @@ fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
     if !regex && pattern.contains(['\n', '\r']) {
         return Err(FsError::PatternMultiline.into());
     }
+    // As ripgrep builds its matcher: multi-line mode with `\n` as the line terminator, so `^`
+    // and `$` match at each line's start and end (`$` also before `\r\n`) and the searcher can
+    // scan whole buffers instead of line by line.
     RegexMatcherBuilder::new()
         .fixed_strings(!regex)
+        .multi_line(true)
+        .line_terminator(Some(b'\n'))
         .crlf(true)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(DFA_SIZE_LIMIT)
