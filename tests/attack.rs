@@ -142,6 +142,12 @@ fn hostile_paths(arena: &Arena) -> Vec<(String, Expect)> {
         "d/AUX",
         "prn.md",
         "lpt9/x",
+        "COM0",
+        "lpt0.txt",
+        "COM¹",
+        "lpt³.txt",
+        "Com² .log",
+        "d/LPT¹/x",
     ]
     .iter()
     .map(|p| (p.to_string(), Refused))

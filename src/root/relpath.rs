@@ -163,12 +163,20 @@ fn is_device_name(segment: &str) -> bool {
     let upper = stem.to_ascii_uppercase();
     match upper.as_str() {
         "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
-        _ => {
-            let b = upper.as_bytes();
-            b.len() == 4
-                && (upper.starts_with("COM") || upper.starts_with("LPT"))
-                && (b'1'..=b'9').contains(&b[3])
-        }
+        // COM0–COM9 and LPT0–LPT9, and the superscript digits Windows also maps to ports.
+        _ => match upper
+            .strip_prefix("COM")
+            .or_else(|| upper.strip_prefix("LPT"))
+        {
+            Some(port) => {
+                let mut chars = port.chars();
+                matches!(
+                    (chars.next(), chars.next()),
+                    (Some('0'..='9' | '¹' | '²' | '³'), None)
+                )
+            }
+            None => false,
+        },
     }
 }
 
@@ -199,6 +207,8 @@ mod tests {
             ("...", "..."),
             ("console.txt", "console.txt"),
             ("com10", "com10"),
+            ("lpt⁴.txt", "lpt⁴.txt"),
+            ("comx", "comx"),
         ] {
             assert_eq!(RelPath::parse(input).unwrap().as_str(), expected, "{input}");
         }
@@ -226,6 +236,12 @@ mod tests {
             "dir/Aux.c",
             "COM1",
             "lpt9.log",
+            "COM0",
+            "lpt0.txt",
+            "COM¹",
+            "lpt³.txt",
+            "Com² .log",
+            "LPT1 ",
             ".fsmcp-0123.tmp",
             "n/.fsmcp-x.tmp/f.txt",
         ] {
