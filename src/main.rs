@@ -20,7 +20,7 @@ fn main() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("fsmcp: internal error{place}");
+        err(&format!("fsmcp: internal error{place}"));
     }));
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
@@ -28,11 +28,11 @@ fn main() -> ExitCode {
         .collect();
     let options = match parse_args(&argv) {
         Ok(Invocation::Help) => {
-            println!("{}", help_text());
+            out(&help_text());
             return ExitCode::SUCCESS;
         }
         Ok(Invocation::Version) => {
-            println!("{}", fsmcp::SERVER_VERSION);
+            out(fsmcp::SERVER_VERSION);
             return ExitCode::SUCCESS;
         }
         Ok(Invocation::Run(options)) => options,
@@ -53,13 +53,12 @@ fn main() -> ExitCode {
     };
     init_logging(options.log_level.as_deref());
     for warning in &prepared.warnings {
-        eprintln!("fsmcp: {warning}");
+        err(&format!("fsmcp: {warning}"));
     }
     if options.describe {
         let catalogue = prepared.server.describe();
         let text = serde_json::to_string_pretty(&catalogue).unwrap_or_default();
-        // A reader that stops early (`| head`) is not an error worth a panic.
-        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        out(&text);
         return ExitCode::SUCCESS;
     }
     // One thread multiplexes the protocol; tool work runs on the blocking pool, whose threads
@@ -76,18 +75,15 @@ fn main() -> ExitCode {
             Some(one) => {
                 match call(prepared.server, options.protocol, &one.tool, &one.arguments).await {
                     Ok(CallOutcome::Result { result, is_error }) => {
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&result).unwrap_or_default()
-                        );
+                        out(&serde_json::to_string_pretty(&result).unwrap_or_default());
                         if is_error { 1 } else { 0 }
                     }
                     Ok(CallOutcome::ProtocolError(message)) => {
-                        eprintln!("fsmcp: {message}");
+                        err(&format!("fsmcp: {message}"));
                         2
                     }
                     Err(message) => {
-                        eprintln!("{message}");
+                        err(&message);
                         EXIT_CONFIG
                     }
                 }
@@ -96,7 +92,7 @@ fn main() -> ExitCode {
                 Some(http) => match serve_http(prepared.server, http, stop_signal()).await {
                     Ok(()) => 0,
                     Err(_) => {
-                        eprintln!("fsmcp: cannot listen on the --http address");
+                        err("fsmcp: cannot listen on the --http address");
                         EXIT_CONFIG
                     }
                 },
@@ -134,7 +130,7 @@ async fn stop_signal() {
 }
 
 fn config_failure(message: &str) -> ExitCode {
-    eprintln!("{message}");
+    err(message);
     ExitCode::from(EXIT_CONFIG as u8)
 }
 
@@ -155,4 +151,15 @@ fn init_logging(level: Option<&str>) {
         .with_ansi(false)
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .try_init();
+}
+
+/// Prints one line on stdout. A reader that stopped early (`| head`, `| true`) is not an error
+/// worth a panic: the rest is dropped and the exit status stays what it would have been.
+fn out(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+/// Prints one line on stderr, as [`out`] does on stdout.
+fn err(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

@@ -501,3 +501,69 @@ fn call_refuses_arguments_that_repeat_a_key() {
         "{stderr}"
     );
 }
+
+/// Runs the binary with its stdout (and, with `stderr_too`, its stderr) a pipe whose reader is
+/// already gone, as `fsmcp … | true` does.
+fn run_into_closed_pipe(args: &[&str], stderr_too: bool) -> (std::process::ExitStatus, String) {
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    command.stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn fsmcp");
+    // Close the read ends before the child writes: every write then fails with EPIPE.
+    drop(child.stdout.take());
+    let stderr = if stderr_too {
+        drop(child.stderr.take());
+        String::new()
+    } else {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut text).unwrap();
+        text
+    };
+    (child.wait().expect("wait"), stderr)
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_fsmcp_quietly() {
+    let tree = Tree::new().file("big.txt", "line\n".repeat(20_000));
+    let root = root_of(&tree);
+    for (args, code) in [
+        (vec!["--help"], 0),
+        (vec!["--version"], 0),
+        (
+            serving_args(
+                &root,
+                &[
+                    "--tools",
+                    "fs",
+                    "--call",
+                    "fs_read",
+                    r#"{"path":"big.txt"}"#,
+                ],
+            ),
+            0,
+        ),
+        (
+            serving_args(
+                &root,
+                &[
+                    "--tools",
+                    "fs",
+                    "--call",
+                    "fs_read",
+                    r#"{"path":"none.txt"}"#,
+                ],
+            ),
+            1,
+        ),
+    ] {
+        let (status, stderr) = run_into_closed_pipe(&args, false);
+        assert_eq!(status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(!stderr.contains("internal error"), "{args:?}: {stderr}");
+        let (status, _) = run_into_closed_pipe(&args, true);
+        assert_eq!(status.code(), Some(code), "{args:?} with stderr closed too");
+    }
+}

@@ -14,6 +14,7 @@
 //! when a key repeats or they hold too many values.
 
 use std::future::Future;
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,7 +56,11 @@ pub async fn serve_http(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let local: SocketAddr = listener.local_addr()?;
-    eprintln!("fsmcp: serving http://{local}{ENDPOINT}");
+    // A closed stderr is no reason to stop serving.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "fsmcp: serving http://{local}{ENDPOINT}"
+    );
     let server_deadline = server.longest_call();
     let cancel = CancellationToken::new();
     let settings = StreamableHttpServerConfig::default()
