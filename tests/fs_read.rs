@@ -1,4 +1,4 @@
-//! `fs_read`: whole-file text (NFC, one leading BOM dropped, line endings kept), numbered windows
+//! `fs_read`: whole-file text (exact characters, one leading BOM dropped, line endings kept), numbered windows
 //! with a footer, the past-the-end answer, argument refusals, the files it cannot read, the
 //! result budget, and the revision it reports.
 
@@ -53,12 +53,16 @@ fn a_whole_read_has_no_numbers_and_no_footer() {
 }
 
 #[test]
-fn a_decomposed_file_reads_as_nfc() {
-    let tree = Tree::new().file("cafe.txt", "cafe\u{301} au lait\n");
+fn a_file_reads_as_its_exact_characters_whatever_their_normalization() {
+    // A decomposed accent, the Kelvin sign and the Greek question mark: NFC would turn each
+    // into something the file does not hold.
+    let text = "cafe\u{301} au lait\n'K', '\u{212A}'\nwhy\u{37E}\n";
+    let tree = Tree::new().file("cafe.txt", text);
     let mut server = fs_server(&tree);
+    assert_eq!(read(&mut server, json!({"path": "cafe.txt"})), text);
     assert_eq!(
-        read(&mut server, json!({"path": "cafe.txt"})),
-        "caf\u{e9} au lait\n"
+        read(&mut server, json!({"path": "cafe.txt", "offset": 2})),
+        "2\t'K', '\u{212A}'\n3\twhy\u{37E}\n\n[lines 2-3 of 3 total]"
     );
 }
 
@@ -431,12 +435,12 @@ fn a_window_removes_only_one_trailing_carriage_return_per_line() {
 }
 
 #[test]
-fn a_window_applies_nfc_and_drops_the_bom() {
+fn a_window_keeps_the_characters_and_drops_the_bom() {
     let tree = Tree::new().file("u.txt", "\u{feff}cafe\u{301}\nsecond\n");
     let mut server = fs_server(&tree);
     assert_eq!(
         read(&mut server, json!({"path": "u.txt", "limit": 5})),
-        "1\tcaf\u{e9}\n2\tsecond\n\n[lines 1-2 of 2 total]"
+        "1\tcafe\u{301}\n2\tsecond\n\n[lines 1-2 of 2 total]"
     );
 }
 

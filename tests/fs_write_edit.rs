@@ -1,6 +1,6 @@
 //! `fs_write` and `fs_edit`: the reference examples byte for byte, what a write replaces and
-//! keeps, the uniqueness rules of an edit, and its byte fidelity (BOM, CRLF, Unicode
-//! normalization).
+//! keeps, the uniqueness rules of an edit, and its byte fidelity (BOM, CRLF, text in any
+//! Unicode normalization).
 
 // Tests build their roots with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -495,66 +495,70 @@ fn an_old_string_spanning_a_crlf_must_quote_it() {
 }
 
 #[test]
-fn a_file_not_in_nfc_is_refused_and_left_byte_identical() {
-    let before = "cafe\u{301} and tea\n";
+fn a_file_in_any_normalization_is_edited_exactly() {
+    let before = "cafe\u{301} and tea\n'K', '\u{212A}'\n";
+    let tree = Tree::new().file("menu.txt", before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
+        ),
+        format!(
+            "Replaced 1 occurrence in 'menu.txt'; wrote {} bytes",
+            before.len() + 3
+        )
+    );
+    let after = before.replace("tea", "coffee");
+    assert_eq!(tree.bytes("menu.txt"), after.as_bytes());
+    // The Kelvin sign is matched as itself, never as a K.
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "menu.txt", "old-string": "'\u{212A}'", "new-string": "'kelvin'"})
+        ),
+        format!(
+            "Replaced 1 occurrence in 'menu.txt'; wrote {} bytes",
+            after.len() + 3
+        )
+    );
+    assert!(
+        String::from_utf8(tree.bytes("menu.txt"))
+            .unwrap()
+            .contains("'K', 'kelvin'")
+    );
+}
+
+#[test]
+fn an_old_string_in_another_normalization_form_is_named_as_such() {
+    let before = "cafe\u{301} au lait\n";
     let tree = Tree::new().file("menu.txt", before);
     let mut server = fs_server(&tree);
     assert_eq!(
         fs_error(
             &mut server,
             "fs_edit",
-            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
+            json!({"path": "menu.txt", "old-string": "caf\u{e9}", "new-string": "tea"})
         ),
-        "'menu.txt' is not in Unicode normalization form C, so edit cannot rewrite it byte for byte"
+        "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as read returns it"
     );
-    assert_eq!(tree.bytes("menu.txt"), before.as_bytes());
-}
-
-#[test]
-fn a_replacement_that_would_recompose_its_neighbour_is_refused() {
-    let tree = Tree::new().file("f.txt", "aX\n");
-    let mut server = fs_server(&tree);
     assert_eq!(
         fs_error(
             &mut server,
             "fs_edit",
-            json!({"path": "f.txt", "old-string": "X", "new-string": "\u{301}"})
+            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
         ),
-        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
+        "Found no occurrence of 'old-string' in 'menu.txt'; read the file and quote its text exactly"
     );
-    assert_eq!(tree.bytes("f.txt"), b"aX\n");
-}
-
-#[test]
-fn replacing_the_whole_neighbourhood_selects_the_composition() {
-    let tree = Tree::new().file("f.txt", "aX\n");
-    let mut server = fs_server(&tree);
+    assert_eq!(tree.bytes("menu.txt"), before.as_bytes());
+    // Quoted as read returns it, the same text is found.
     assert_eq!(
         edit(
             &mut server,
-            json!({"path": "f.txt", "old-string": "aX", "new-string": "\u{e1}"})
+            json!({"path": "menu.txt", "old-string": "cafe\u{301}", "new-string": "tea"})
         ),
-        "Replaced 1 occurrence in 'f.txt'; wrote 3 bytes"
+        "Replaced 1 occurrence in 'menu.txt'; wrote 12 bytes"
     );
-    assert_eq!(tree.bytes("f.txt"), "\u{e1}\n".as_bytes());
-}
-
-#[test]
-fn a_deletion_that_would_recompose_its_neighbours_is_refused() {
-    // The file is NFC (nothing composes X with an acute); deleting the X joins `e` and the
-    // acute, which NFC would compose into one character: a change outside the match.
-    let tree = Tree::new().file("f.txt", "eX\u{301}\n");
-    let before = tree.bytes("f.txt");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "f.txt", "old-string": "X", "new-string": ""})
-        ),
-        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
-    );
-    assert_eq!(tree.bytes("f.txt"), before);
 }
 
 #[test]

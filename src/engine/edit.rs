@@ -1,9 +1,9 @@
 //! `write` and `edit`: replacing a file's bytes atomically, optionally conditional on the
 //! revision the caller observed. `edit` is an exact, unambiguous substitution: every byte
-//! outside the replaced matches stays as it was.
+//! outside the replaced matches stays as it was, whatever the text's Unicode normalization.
 
 use serde_json::{Map, Value};
-use unicode_normalization::is_nfc;
+use unicode_normalization::UnicodeNormalization;
 
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
@@ -82,12 +82,9 @@ impl Engine {
             Some(body) => (BOM, body),
             None => ("", text.as_str()),
         };
-        if !is_nfc(body) {
-            return Err(FsError::NotNfc(given.to_owned()).into());
-        }
         let count = body.matches(old).count();
         if count == 0 {
-            return Err(FsError::NoOccurrence(given.to_owned()).into());
+            return Err(no_occurrence(given, body, old));
         }
         if count > 1 && !replace_all {
             return Err(FsError::ManyOccurrences(count, given.to_owned()).into());
@@ -106,9 +103,6 @@ impl Engine {
         } else {
             body.replacen(old, new, 1)
         };
-        if !is_nfc(&replaced) {
-            return Err(FsError::Recomposes.into());
-        }
         let output = format!("{bom}{replaced}");
         self.commit(given, &location, output.as_bytes())?;
         let noun = if count == 1 {
@@ -133,5 +127,17 @@ impl Engine {
         location
             .write_file(bytes, None)
             .map_err(|_| FsError::Refused(given.to_owned()).into())
+    }
+}
+
+/// The refusal for an `old-string` found nowhere in `body`: it says so plainly, unless the
+/// text is there with its characters composed differently (a model's quote is often in
+/// another Unicode normalization form than the file), which it then names.
+fn no_occurrence(given: &str, body: &str, old: &str) -> EngineError {
+    let composed = |text: &str| text.nfc().collect::<String>();
+    if composed(body).contains(&composed(old)) {
+        FsError::OtherNormalization(given.to_owned()).into()
+    } else {
+        FsError::NoOccurrence(given.to_owned()).into()
     }
 }

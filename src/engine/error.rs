@@ -171,16 +171,11 @@ pub enum FsError {
     /// `old-string` equal to `new-string`.
     #[error("'old-string' and 'new-string' are identical; nothing would change")]
     IdenticalStrings,
-    /// A file not in NFC, which `edit` cannot rewrite byte for byte.
+    /// An `old-string` not in the file as written, but there in another normalization form.
     #[error(
-        "'{0}' is not in Unicode normalization form C, so edit cannot rewrite it byte for byte"
+        "Found no occurrence of 'old-string' in '{0}' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as read returns it"
     )]
-    NotNfc(String),
-    /// An edit whose result would re-compose neighbouring text.
-    #[error(
-        "The replacement would change the Unicode normalization of the text around it; include the neighbouring characters in both strings"
-    )]
-    Recomposes,
+    OtherNormalization(String),
     /// `move` onto an existing path.
     #[error("'{0}' already exists; delete it first if you mean to replace it")]
     TargetExists(String),

@@ -3,8 +3,6 @@
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
 //! keeps only what the answer shows, so memory stays bounded whatever the file size.
 
-use unicode_normalization::{UnicodeNormalization, is_nfc};
-
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::{Engine, EngineError, FsAnswer, FsError};
@@ -13,17 +11,8 @@ use crate::root::RootError;
 /// Bytes kept free in the result budget for the envelope and the revisions.
 pub(super) const RESULT_HEADROOM: u64 = 2048;
 
-/// NFC of `text`, borrowing when it already is.
-fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    if is_nfc(text) {
-        std::borrow::Cow::Borrowed(text)
-    } else {
-        std::borrow::Cow::Owned(text.nfc().collect())
-    }
-}
-
 impl Engine {
-    /// Reads `path`: the whole text (NFC, one leading BOM dropped) when neither `offset` nor
+    /// Reads `path`: the whole text (exactly, but for one leading BOM dropped) when neither `offset` nor
     /// `limit` is given, else lines `offset ..` (at most `limit`) numbered, with a footer.
     pub fn read_text(
         &self,
@@ -169,7 +158,7 @@ impl Scan {
             } else {
                 content
             };
-            let shown = format!("{number}\t{}", nfc(content));
+            let shown = format!("{number}\t{content}");
             let cost = escaped_len(&shown) + 1;
             if !truncated && self.window_bytes + cost + 120 <= self.budget {
                 self.window_bytes += cost;
@@ -183,7 +172,7 @@ impl Scan {
     fn answer(self, given: &str, whole: bool, first: u64) -> String {
         if whole && let Some(text) = self.whole_text {
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            return nfc(text).into_owned();
+            return text.to_owned();
         }
         let total = self.lines;
         if !whole && first > total {

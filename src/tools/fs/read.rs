@@ -11,7 +11,7 @@ pub(super) fn spec() -> ToolSpec {
         Kind::Observer,
         "read",
         "Read a text file",
-        "Reads a UTF-8 text file under the root. Without offset or limit it returns the whole text (NFC, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line) and/or limit it returns numbered lines ('N<TAB>text') and a footer '[lines A-B of N total]'; strip the numbers before quoting text to edit. A file too large for one answer comes back as its first window; the footer says which offset continues.",
+        "Reads a UTF-8 text file under the root. Without offset or limit it returns the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line) and/or limit it returns numbered lines ('N<TAB>text') and a footer '[lines A-B of N total]'; strip the numbers before quoting text to edit. A file too large for one answer comes back as its first window; the footer says which offset continues.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
