@@ -345,7 +345,7 @@ fn replace_all_with_a_single_match_says_one_occurrence() {
 fn zero_matches_are_refused_and_change_nothing() {
     let tree = Tree::new().file("notes/todo.md", "- buy milk\n");
     let mut server = fs_server(&tree);
-    for old in ["- buy bread", "- Buy milk", "-  buy milk", "- buy milk\r\n"] {
+    for old in ["- buy bread", "- Buy milk", "-  buy milk"] {
         assert_eq!(
             fs_error(
                 &mut server,
@@ -356,6 +356,15 @@ fn zero_matches_are_refused_and_change_nothing() {
             "{old:?}"
         );
     }
+    // A quote with the other line ending is named as such.
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "notes/todo.md", "old-string": "- buy milk\r\n", "new-string": "x"})
+        ),
+        "Found no occurrence of 'old-string' in 'notes/todo.md' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
+    );
     assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
 }
 
@@ -478,20 +487,48 @@ fn a_crlf_file_keeps_every_other_byte() {
 }
 
 #[test]
-fn an_old_string_spanning_a_crlf_must_quote_it() {
-    let tree = Tree::new().file("crlf.txt", "one\r\ntwo\r\n");
+fn in_a_crlf_file_line_breaks_are_quoted_and_written_as_the_file_has_them() {
+    let tree = Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n");
     let mut server = fs_server(&tree);
-    let message = fs_error(
-        &mut server,
-        "fs_edit",
-        json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "x"}),
+    // A model quotes with `\n`; the file's `\r\n` is matched, and `\n` is written as `\r\n`.
+    assert_eq!(
+        edit(
+            &mut server,
+            json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "1\n2\nand a half"})
+        ),
+        "Replaced 1 occurrence in 'crlf.txt'; wrote 25 bytes"
     );
-    assert!(message.starts_with("Found no occurrence"), "{message}");
+    assert_eq!(tree.bytes("crlf.txt"), b"1\r\n2\r\nand a half\r\nthree\r\n");
+    // Quoting `\r\n` itself works as before.
     edit(
         &mut server,
-        json!({"path": "crlf.txt", "old-string": "one\r\ntwo", "new-string": "1\r\n2"}),
+        json!({"path": "crlf.txt", "old-string": "2\r\nand", "new-string": "2\r\nthen"}),
     );
-    assert_eq!(tree.bytes("crlf.txt"), b"1\r\n2\r\n");
+    assert_eq!(
+        tree.bytes("crlf.txt"),
+        b"1\r\n2\r\nthen a half\r\nthree\r\n"
+    );
+}
+
+#[test]
+fn a_file_that_mixes_line_endings_is_matched_exactly_and_says_so() {
+    let before = "one\r\ntwo\nthree\r\n";
+    let tree = Tree::new().file("mixed.txt", before);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "mixed.txt", "old-string": "one\ntwo", "new-string": "x"})
+        ),
+        "Found no occurrence of 'old-string' in 'mixed.txt' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
+    );
+    assert_eq!(tree.bytes("mixed.txt"), before.as_bytes());
+    edit(
+        &mut server,
+        json!({"path": "mixed.txt", "old-string": "one\r\ntwo\n", "new-string": "1\r\n2\n"}),
+    );
+    assert_eq!(tree.bytes("mixed.txt"), b"1\r\n2\nthree\r\n");
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! revision the caller observed. `edit` is an exact, unambiguous substitution: every byte
 //! outside the replaced matches stays as it was, whatever the text's Unicode normalization.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
@@ -82,6 +84,18 @@ impl Engine {
             Some(body) => (BOM, body),
             None => ("", text.as_str()),
         };
+        // Models quote lines with `\n`: in a file whose every line ends in `\r\n`, both strings
+        // are taken in that file's line ending. A file that mixes them is matched exactly.
+        let crlf = all_crlf(body);
+        let (old, new) = if crlf {
+            (in_crlf(old), in_crlf(new))
+        } else {
+            (Cow::Borrowed(old), Cow::Borrowed(new))
+        };
+        let (old, new) = (old.as_ref(), new.as_ref());
+        if old == new {
+            return Err(FsError::IdenticalStrings.into());
+        }
         let count = body.matches(old).count();
         if count == 0 {
             return Err(no_occurrence(given, body, old));
@@ -130,10 +144,34 @@ impl Engine {
     }
 }
 
+/// Whether `body` has line breaks and every one of them is `\r\n`.
+fn all_crlf(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    let mut breaks = memchr::memchr_iter(b'\n', bytes).peekable();
+    breaks.peek().is_some() && breaks.all(|i| i > 0 && bytes[i - 1] == b'\r')
+}
+
+/// `text` with every line break written `\r\n` (a `\r\n` already there stays one).
+fn in_crlf(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", "\n").replace('\n', "\r\n"))
+}
+
 /// The refusal for an `old-string` found nowhere in `body`: it says so plainly, unless the
-/// text is there with its characters composed differently (a model's quote is often in
-/// another Unicode normalization form than the file), which it then names.
+/// text is there with other line endings (in a file that mixes them, where matching is exact)
+/// or with its characters composed differently (a model's quote is often in another Unicode
+/// normalization form than the file), which it then names.
 fn no_occurrence(given: &str, body: &str, old: &str) -> EngineError {
+    let other_ending = if old.contains("\r\n") {
+        old.replace("\r\n", "\n")
+    } else {
+        old.replace('\n', "\r\n")
+    };
+    if other_ending != old && body.contains(&other_ending) {
+        return FsError::OtherLineEnding(given.to_owned()).into();
+    }
     let composed = |text: &str| text.nfc().collect::<String>();
     if composed(body).contains(&composed(old)) {
         FsError::OtherNormalization(given.to_owned()).into()

@@ -171,6 +171,11 @@ pub enum FsError {
     /// `old-string` equal to `new-string`.
     #[error("'old-string' and 'new-string' are identical; nothing would change")]
     IdenticalStrings,
+    /// An `old-string` not in the file as written, but there with the other line ending.
+    #[error(
+        "Found no occurrence of 'old-string' in '{0}' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
+    )]
+    OtherLineEnding(String),
     /// An `old-string` not in the file as written, but there in another normalization form.
     #[error(
         "Found no occurrence of 'old-string' in '{0}' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as read returns it"
