@@ -494,17 +494,15 @@ fn max_results_counts_matching_lines_and_says_so_only_when_more_exist() {
 }
 
 #[test]
-fn the_one_more_match_that_decides_the_notice_must_be_in_a_text_file() {
-    let tree = Tree::new()
-        .file("a.txt", "hit\n")
-        .file("b.bin", b"hit\0\n")
-        .file("c.txt", b"hit\n\xff\n");
+fn the_one_more_match_that_decides_the_notice_must_be_in_a_searched_file() {
+    let tree = Tree::new().file("a.txt", "hit\n").file("b.bin", b"hit\0\n");
     let mut server = fs_server(&tree);
     assert_eq!(
         grep(&mut server, json!({"pattern": "hit", "max-results": 1})),
         "a.txt:1:hit"
     );
-    tree.put("d.txt", "hit\n");
+    // Text that is not UTF-8 is searched, so its match counts.
+    tree.put("c.txt", b"hit\n\xff\n");
     assert_eq!(
         grep(&mut server, json!({"pattern": "hit", "max-results": 1})),
         "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]"
@@ -512,7 +510,7 @@ fn the_one_more_match_that_decides_the_notice_must_be_in_a_text_file() {
 }
 
 #[test]
-fn files_that_are_not_utf8_text_are_skipped_in_silence() {
+fn binary_files_are_skipped_and_text_that_is_not_utf8_is_searched() {
     let mut late_nul = "x\n".repeat(5000).into_bytes();
     late_nul.extend_from_slice(b"needle \0 late\n");
     let mut late_invalid = b"needle first\n".to_vec();
@@ -528,7 +526,15 @@ fn files_that_are_not_utf8_text_are_skipped_in_silence() {
     let mut server = fs_server(&tree);
     assert_eq!(
         grep(&mut server, json!({"pattern": "needle"})),
-        "d-late-nul.txt:5001:needle \u{0} late\nf-plain.txt:1:needle é"
+        "b-latin1.txt:1:needle caf\u{fffd}\nc-late-invalid.txt:1:needle first\nd-late-nul.txt:5001:needle \u{0} late\nf-plain.txt:1:needle é"
+    );
+    // Named directly, such a file is searched the same way.
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "caf", "path": "b-latin1.txt"})
+        ),
+        "b-latin1.txt:1:needle caf\u{fffd}"
     );
 }
 

@@ -1,5 +1,6 @@
 //! `fs_grep` against ripgrep: on a generated tree with the awkward cases (LF and CRLF lines, a
-//! BOM, NFD text, tabs, Greek and CJK, a missing final newline, hidden files, deep directories),
+//! BOM, NFD text, Latin-1 and a stray invalid byte, a binary file, tabs, Greek and CJK, a
+//! missing final newline, hidden files, deep directories),
 //! every pattern of a table reports exactly the (path, line) pairs that
 //! `rg -n --sort path --no-ignore --hidden --crlf` reports. Skipped, saying so, where `rg` is
 //! not installed (`.ci/run` installs it).
@@ -45,6 +46,13 @@ fn awkward_tree() -> Tree {
         )
         .file("mixed.txt", "lf line end\ncrlf line end\r\nlast end")
         .file("words.txt", "foobar foo_bar foo-bar FOO Foo\nbar baz\nbarbaz\n123 4567 89\n")
+        .file("latin1.csv", b"name;city\nJos\xe9;M\xfcnchen end\nfoo;bar\n")
+        .file("stray.txt", {
+            let mut bytes = "fn stray() {}\n".repeat(800).into_bytes();
+            bytes.extend_from_slice(b"use \xff std;\nend\n");
+            bytes
+        })
+        .file("binary.bin", b"\0\x01use std::fmt;\nfn bin() {}\n")
 }
 
 /// Regexes and (with `literal:`) literals, each run on both sides.

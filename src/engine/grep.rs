@@ -4,11 +4,10 @@
 //! a literal unless regex mode is asked for — before any file is opened. The files of the
 //! scope come from [`Root::tree`] in tree order; each is opened through the root and read by
 //! position through a [`TextSource`], which hands the bytes to ripgrep's line [`Searcher`] and
-//! checks on the way that they are text (no NUL in the first 8 KiB, valid UTF-8 throughout).
-//! A [`FileSink`] collects one file's matching and context lines; they join the answer only
-//! once the whole file has proved to be text, so a file that is not is skipped without a
-//! trace. Nothing is spawned and no file is read twice, except that a file whose search
-//! stopped early is read to its end to finish the text check.
+//! skips a binary file (a NUL in the first 8 KiB) as ripgrep does. Text that is not UTF-8
+//! (Latin-1, a stray byte) is searched byte-wise like any other, and a reported line shows each
+//! invalid byte as U+FFFD. A [`FileSink`] collects one file's matching and context lines.
+//! Nothing is spawned and no file is read twice.
 //!
 //! The answer holds the formatted lines, `path:line:text` for a match and `path-line-text` for
 //! context, with `--` between groups that are not adjacent (only when context is asked for),
@@ -70,8 +69,6 @@ const MAX_LINE_BUFFER: usize = 64 << 20;
 /// Longest line text reported in full; a longer one is cut at a character boundary at or
 /// before this many bytes and marked with `…`.
 pub const MAX_LINE_BYTES: usize = 1024;
-/// Bytes read per step when finishing the text check of a file.
-const DRAIN_BLOCK: usize = 64 * 1024;
 /// Upper bound of what one line adds, as it travels, besides its path and text: two marks, a
 /// line number, the joining newline and a possible `--` separator line (each newline escaped
 /// as two bytes).
@@ -297,7 +294,7 @@ fn holds_match<F: ReadAt + ?Sized>(searcher: &mut Searcher, matcher: &Checked, f
         }
     }
     let mut first = First(false);
-    match searcher.search_reader(matcher, TextSource::unchecked(file), &mut first) {
+    match searcher.search_reader(matcher, TextSource::new(file), &mut first) {
         Ok(()) => first.0,
         Err(_) => true,
     }
@@ -541,20 +538,18 @@ impl ReadAt for ReadFile {
     }
 }
 
-/// The error a [`TextSource`] reports for bytes that are not text; it ends that file's search.
-fn not_text() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")
+/// The error a [`TextSource`] reports for a binary file; it ends that file's search.
+fn binary() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "binary")
 }
 
 /// A file's bytes as the searcher reads them: by position, up to the size seen at open time,
-/// without a leading UTF-8 byte-order mark, and failing as soon as they prove not to be text.
+/// without a leading UTF-8 byte-order mark, and failing at once for a binary file (a NUL in
+/// its first 8 KiB).
 struct TextSource<'a, F: ReadAt + ?Sized> {
     file: &'a F,
     offset: u64,
     end: u64,
-    utf8: Utf8Check,
-    /// Whether the bytes are checked to be UTF-8 as they are read.
-    check_utf8: bool,
 }
 
 impl<'a, F: ReadAt + ?Sized> TextSource<'a, F> {
@@ -563,31 +558,6 @@ impl<'a, F: ReadAt + ?Sized> TextSource<'a, F> {
             file,
             offset: 0,
             end: file.size(),
-            utf8: Utf8Check::default(),
-            check_utf8: true,
-        }
-    }
-
-    /// A source that skips the UTF-8 check (the NUL sniff and the BOM still apply), for the
-    /// prefilter: a file that is not text is skipped whether or not it holds a match, so the
-    /// prefilter need not tell.
-    fn unchecked(file: &'a F) -> Self {
-        TextSource {
-            check_utf8: false,
-            ..TextSource::new(file)
-        }
-    }
-
-    /// Reads what the searcher left unread, to finish the text check; `true` when the whole
-    /// file is text.
-    fn finish(&mut self) -> bool {
-        let mut scratch = vec![0u8; DRAIN_BLOCK];
-        loop {
-            match io::Read::read(self, &mut scratch) {
-                Ok(0) => return true,
-                Ok(_) => {}
-                Err(_) => return false,
-            }
         }
     }
 }
@@ -596,11 +566,7 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             if self.offset >= self.end {
-                return if !self.check_utf8 || self.utf8.is_complete() {
-                    Ok(0)
-                } else {
-                    Err(not_text())
-                };
+                return Ok(0);
             }
             let want = buf
                 .len()
@@ -623,11 +589,8 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
             if start < SNIFF_BYTES {
                 let sniffed = read.min((SNIFF_BYTES - start) as usize);
                 if memchr::memchr(0, &bytes[..sniffed]).is_some() {
-                    return Err(not_text());
+                    return Err(binary());
                 }
-            }
-            if self.check_utf8 && !self.utf8.feed(bytes) {
-                return Err(not_text());
             }
             if start == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
                 buf.copy_within(3..read, 0);
@@ -638,48 +601,6 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
             }
             return Ok(read);
         }
-    }
-}
-
-/// Incremental UTF-8 validation across reads: a scalar cut by a read boundary is held until
-/// the next read completes it.
-#[derive(Debug, Default)]
-struct Utf8Check {
-    pending: [u8; 4],
-    len: usize,
-}
-
-impl Utf8Check {
-    /// Checks the next bytes; `false` once the stream is known not to be UTF-8.
-    fn feed(&mut self, mut bytes: &[u8]) -> bool {
-        while self.len > 0 {
-            let Some((&first, rest)) = bytes.split_first() else {
-                return true;
-            };
-            self.pending[self.len] = first;
-            self.len += 1;
-            bytes = rest;
-            match std::str::from_utf8(&self.pending[..self.len]) {
-                Ok(_) => self.len = 0,
-                Err(error) if error.error_len().is_none() => {}
-                Err(_) => return false,
-            }
-        }
-        match std::str::from_utf8(bytes) {
-            Ok(_) => true,
-            Err(error) if error.error_len().is_none() => {
-                let tail = &bytes[error.valid_up_to()..];
-                self.pending[..tail.len()].copy_from_slice(tail);
-                self.len = tail.len();
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// Whether the stream so far ends on a scalar boundary.
-    fn is_complete(&self) -> bool {
-        self.len == 0
     }
 }
 
@@ -755,11 +676,7 @@ fn scan_file_inner<F: ReadAt + ?Sized>(
         hits: FileHits::default(),
     };
     searcher.search_reader(matcher, &mut source, &mut sink)?;
-    let hits = sink.hits;
-    if hits.lines.is_empty() && !hits.more {
-        return Ok(Some(hits));
-    }
-    Ok(source.finish().then_some(hits))
+    Ok(Some(sink.hits))
 }
 
 /// Collects one file's lines for [`scan_file`].
@@ -772,7 +689,7 @@ struct FileSink {
 
 impl FileSink {
     fn push(&mut self, number: Option<u64>, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
-        let text = line_text(bytes).ok_or_else(not_text)?;
+        let text = line_text(bytes);
         self.bytes += escaped_len(&text) + self.budget.per_line;
         self.hits.lines.push(Line {
             number: number.unwrap_or(0),
@@ -809,21 +726,21 @@ impl Sink for FileSink {
     }
 }
 
-/// A line as reported: without its `\n` and one `\r` before it, and cut to
-/// [`MAX_LINE_BYTES`] at a character boundary, followed by `…`, when longer. `None` when
-/// the bytes are not UTF-8.
-fn line_text(bytes: &[u8]) -> Option<String> {
+/// A line as reported: without its `\n` and one `\r` before it, each byte that is not UTF-8
+/// shown as U+FFFD, and cut to [`MAX_LINE_BYTES`] at a character boundary, followed by `…`,
+/// when longer.
+fn line_text(bytes: &[u8]) -> String {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).ok()?;
+    let text = String::from_utf8_lossy(bytes);
     if text.len() <= MAX_LINE_BYTES {
-        return Some(text.to_owned());
+        return text.into_owned();
     }
     let cut = (0..=MAX_LINE_BYTES)
         .rev()
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
-    Some(format!("{}…", &text[..cut]))
+    format!("{}…", &text[..cut])
 }
 
 /// The answer being built: whole lines only, within a budget of escaped bytes.
@@ -1011,39 +928,26 @@ mod tests {
     }
 
     #[test]
-    fn binary_and_undecodable_files_are_skipped() {
+    fn binary_files_are_skipped_and_other_bytes_searched() {
         assert!(scan(b"needle\0\n", "needle").is_none());
         let mut late_nul = vec![b'a'; 9000];
         late_nul.extend_from_slice(b"\nneedle\0\n");
         assert_eq!(scan(&late_nul, "needle").unwrap().lines.len(), 1);
-        // Invalid UTF-8 far after the only match still disqualifies the file.
+        // Bytes that are not UTF-8 are searched, and shown as U+FFFD.
+        let latin1 = b"caf\xe9 needle\n";
+        let hits = scan(latin1, "needle").unwrap();
+        assert_eq!(hits.lines[0].text, "caf\u{fffd} needle");
         let mut late_bad = b"needle\n".to_vec();
         late_bad.extend(std::iter::repeat_n(b'a', 200_000));
         late_bad.extend_from_slice(b"\n\xff\n");
-        assert!(scan(&late_bad, "needle").is_none());
+        assert_eq!(scan(&late_bad, "needle").unwrap().lines.len(), 1);
         // A scalar cut at the end of the file.
-        assert!(scan(b"needle \xe2\x82", "needle").is_none());
-        // Without a match, nothing is reported either way.
-        assert!(scan(b"hay\n\xff\n", "needle").is_none_or(|hits| hits.lines.is_empty()));
-    }
-
-    #[test]
-    fn a_scalar_across_reads_is_text() {
-        let mut check = Utf8Check::default();
-        let euro = "€".as_bytes();
-        assert!(check.feed(&[b'a', euro[0]]));
-        assert!(!check.is_complete());
-        assert!(check.feed(&euro[1..2]));
-        assert!(check.feed(&euro[2..]));
-        assert!(check.is_complete());
-        assert!(!Utf8Check::default().feed(b"\xe2\x41"));
-        let mut cut = Utf8Check::default();
-        assert!(cut.feed(b"\xe2"));
-        assert!(!cut.feed(b"\x41"));
-        // Across a real read boundary.
-        let mut file = vec![b'a'; 65535];
-        file.extend_from_slice("€ needle\n".as_bytes());
-        assert_eq!(scan(&file, "needle").unwrap().lines.len(), 1);
+        assert_eq!(scan(b"needle \xe2\x82", "needle").unwrap().lines.len(), 1);
+        // Across a read boundary, a scalar is whole.
+        let mut file = vec![b'a'; 65530];
+        file.extend_from_slice("\nxxxx€ needle\n".as_bytes());
+        let hits = scan(&file, "needle").unwrap();
+        assert_eq!(hits.lines[0].text, "xxxx€ needle");
     }
 
     #[test]
@@ -1098,11 +1002,11 @@ mod tests {
     #[test]
     fn long_lines_are_shortened_at_a_character_boundary() {
         let long = format!("{}é{}\n", "a".repeat(1023), "b".repeat(2000));
-        let text = line_text(long.as_bytes()).unwrap();
+        let text = line_text(long.as_bytes());
         assert_eq!(text, format!("{}…", "a".repeat(1023)));
         let exact = "c".repeat(1024);
-        assert_eq!(line_text(exact.as_bytes()).unwrap(), exact);
-        assert_eq!(line_text(b"x\r\r\n").unwrap(), "x\r");
+        assert_eq!(line_text(exact.as_bytes()), exact);
+        assert_eq!(line_text(b"x\r\r\n"), "x\r");
     }
 
     #[test]
