@@ -530,35 +530,15 @@ fn run_into_closed_pipe(args: &[&str], stderr_too: bool) -> (std::process::ExitS
 fn a_reader_that_goes_away_ends_fsmcp_quietly() {
     let tree = Tree::new().file("big.txt", "line\n".repeat(20_000));
     let root = root_of(&tree);
+    let mut found = serving_args(&root, &["--tools", "fs", "--call", "fs_read"]);
+    let mut missing = found.clone();
+    found.push(r#"{"path":"big.txt"}"#);
+    missing.push(r#"{"path":"none.txt"}"#);
     for (args, code) in [
         (vec!["--help"], 0),
         (vec!["--version"], 0),
-        (
-            serving_args(
-                &root,
-                &[
-                    "--tools",
-                    "fs",
-                    "--call",
-                    "fs_read",
-                    r#"{"path":"big.txt"}"#,
-                ],
-            ),
-            0,
-        ),
-        (
-            serving_args(
-                &root,
-                &[
-                    "--tools",
-                    "fs",
-                    "--call",
-                    "fs_read",
-                    r#"{"path":"none.txt"}"#,
-                ],
-            ),
-            1,
-        ),
+        (found, 0),
+        (missing, 1),
     ] {
         let (status, stderr) = run_into_closed_pipe(&args, false);
         assert_eq!(status.code(), Some(code), "{args:?}: {stderr}");
