@@ -224,13 +224,22 @@ fn a_client_that_stops_reading_is_disconnected_after_the_idle_limit() {
     assert_eq!(server.modern(2, "tools/list", json!({}), &[]).status, 200);
 }
 
-/// The stdio server under a 2 GiB address-space limit.
-fn limited_stdio(tree: &Tree) -> Server {
+/// The stdio server under a 2 GiB address-space limit, once it has answered a first request,
+/// and its peak memory (MiB) then.
+fn limited_stdio(tree: &Tree) -> (Server, u64) {
     let root = tree.path().to_str().expect("UTF-8 root");
-    Server::start_command(limited(
+    let mut server = Server::start_command(limited(
         &["--as=2147483648"],
         &["--root", root, "--include", "**"],
-    ))
+    ));
+    assert!(
+        server
+            .request("tools/list", json!({}))
+            .get("result")
+            .is_some()
+    );
+    let before = peak_mib(server.pid());
+    (server, before)
 }
 
 #[test]
@@ -239,14 +248,7 @@ fn a_line_over_the_cap_is_refused_as_it_is_read_and_the_next_is_answered() {
         return;
     }
     let tree = Tree::new().file("a.txt", "alpha\n");
-    let mut server = limited_stdio(&tree);
-    assert!(
-        server
-            .request("tools/list", json!({}))
-            .get("result")
-            .is_some()
-    );
-    let before = peak_mib(server.pid());
+    let (mut server, before) = limited_stdio(&tree);
     // 200 MiB with no newline, then the newline, then a normal request.
     let chunk = vec![b'x'; 1 << 20];
     let stdin = server.stdin_mut();
@@ -272,14 +274,7 @@ fn a_large_line_under_the_cap_is_answered_within_bounded_memory() {
         return;
     }
     let tree = Tree::new().file("a.txt", "alpha\n");
-    let mut server = limited_stdio(&tree);
-    assert!(
-        server
-            .request("tools/list", json!({}))
-            .get("result")
-            .is_some()
-    );
-    let before = peak_mib(server.pid());
+    let (mut server, before) = limited_stdio(&tree);
 
     // 48 MiB of tiny values: a tree of them would take gigabytes.
     let values = "0,".repeat(24 << 20);
