@@ -102,8 +102,8 @@ enum Stop {
 
 impl Engine {
     /// Searches the served files at or below `query.path` in tree order. The pattern, the
-    /// name filter and the path are all checked before any file is opened. Files that are not
-    /// UTF-8 text, and files that cannot be read, are skipped silently.
+    /// name filter and the path are all checked before any file is opened. Binary files, and
+    /// files that cannot be read, are skipped silently.
     pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, EngineError> {
         let matcher = compile(query.pattern, query.regex)?;
         let names = query.glob.map(name_filter).transpose()?;
@@ -175,7 +175,7 @@ impl Engine {
             )),
         }
         if !too_long.is_empty() {
-            // Unlike a file that is not text, one that is text but cannot be searched would
+            // Unlike a binary file, one that is text but cannot be searched would
             // otherwise be a silent false negative.
             text.push_str(&format!(
                 "\n\n[not searched, a line is longer than {} MiB: {}]",
@@ -634,10 +634,8 @@ struct FileBudget {
     per_line: u64,
 }
 
-/// Searches one file within `budget`. `None` when the file is not text, cannot be read, or
-/// holds a line too long to buffer.
-/// What searching one file gave: its lines, nothing to show (not text, unreadable), or a line
-/// too long to hold in memory.
+/// What searching one file gave: its lines, nothing to show (binary, unreadable), a line too
+/// long to hold in memory, or a line too costly for the pattern.
 enum Scanned {
     Hits(FileHits),
     Skipped,
