@@ -189,16 +189,24 @@ fn glob_dialect() {
     for (pattern, expected) in [
         // Any depth without a '/'.
         ("*.md", "notes/archive/old.md\nnotes/todo.md"),
-        // One segment with one.
+        // A '/' anchors the pattern at path; '*' stays in one segment.
         ("notes/*.md", "notes/todo.md"),
         ("*/*/*.md", "notes/archive/old.md"),
-        // '**' is no wildcard of its own.
-        ("**/*.md", "notes/todo.md"),
+        // '**' as a segment spans zero or more directories.
+        ("**/*.md", "notes/archive/old.md\nnotes/todo.md"),
+        ("notes/**/*.md", "notes/archive/old.md\nnotes/todo.md"),
+        ("**/archive/*", "notes/archive/old.md"),
         ("?.txt", "notes/a.txt"),
         ("??.txt", "notes/ab.txt"),
-        // Regex syntax is literal.
+        // Alternatives and classes, with brackets escaped to be literal.
+        (
+            "*.{md,MD}",
+            "notes/README.MD\nnotes/archive/old.md\nnotes/todo.md",
+        ),
+        ("[ab].txt", "notes/a.txt"),
+        ("[!a]?.txt", "No matches for '[!a]?.txt' under '.'"),
+        ("\\[ab\\].txt", "notes/[ab].txt"),
         (".*", "notes/.hidden"),
-        ("[ab].txt", "notes/[ab].txt"),
         // Case-sensitive.
         ("*.MD", "notes/README.MD"),
         // Whole names only.
@@ -327,13 +335,25 @@ fn glob_refusals() {
         refused(&mut server, json!({"pattern": "*".repeat(3), "path": 7})),
         schema_error("fs_glob", "data/path must be string")
     );
-    // A pattern too large to compile is refused, not a crash.
+    // A pattern too long or too odd to compile is refused, not a crash.
     assert_eq!(
         refused(&mut server, json!({"pattern": "?".repeat(300_000)})),
         "pattern is too large to compile; shorten it"
     );
     assert_eq!(
-        glob(&mut server, json!({"pattern": "*".repeat(100_000)})),
+        refused(&mut server, json!({"pattern": "[ab"})),
+        "Invalid glob pattern '[ab': unclosed character class; missing ']'"
+    );
+    assert_eq!(
+        refused(&mut server, json!({"pattern": "[z-a]"})),
+        "Invalid glob pattern '[z-a]': invalid range; 'z' > 'a'"
+    );
+    assert_eq!(
+        refused(&mut server, json!({"pattern": "  "})),
+        "pattern must not be empty"
+    );
+    assert_eq!(
+        glob(&mut server, json!({"pattern": "*".repeat(4096)})),
         glob(&mut server, json!({"pattern": "*"}))
     );
 }
@@ -623,8 +643,8 @@ fn grep_refusals() {
         "pattern must not be empty"
     );
     assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "glob": "src/*.raku"})),
-        "glob matches file names only; name the directory with path instead"
+        refused(&mut server, json!({"pattern": "x", "glob": "src/[a"})),
+        "Invalid glob 'src/[a': unclosed character class; missing ']'"
     );
     assert_eq!(
         refused(&mut server, json!({"pattern": "x", "glob": ""})),

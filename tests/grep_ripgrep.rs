@@ -15,6 +15,7 @@ use std::process::Command;
 
 use serde_json::json;
 use support::fs::{fs_server_with, fs_text};
+use support::ripgrep::ripgrep_installed;
 use support::*;
 
 /// The tree both sides search.
@@ -153,17 +154,6 @@ fn fs_grep(server: &mut Server, pattern: &str) -> BTreeSet<(String, u64)> {
             (path, number)
         })
         .collect()
-}
-
-fn ripgrep_installed() -> bool {
-    let installed = Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
-        eprintln!("skipped: rg (ripgrep) is not installed; .ci/run installs it");
-    }
-    installed
 }
 
 #[test]

@@ -257,9 +257,16 @@ pub enum FsError {
     /// An empty `grep` name filter, which no file name matches.
     #[error("glob must not be empty; leave it out to search every file")]
     EmptyGlob,
-    /// A `grep` name filter holding a `/`.
-    #[error("glob matches file names only; name the directory with path instead")]
-    GlobWithSlash,
+    /// A glob (named by its argument) that the glob parser refuses.
+    #[error("Invalid {} '{pattern}': {reason}", if *argument == "glob" { "glob" } else { "glob pattern" })]
+    InvalidGlob {
+        /// `pattern` (the glob tool) or `glob` (grep's filter).
+        argument: &'static str,
+        /// The pattern as given.
+        pattern: String,
+        /// What the parser found wrong.
+        reason: String,
+    },
 }
 
 impl EngineError {

@@ -1,10 +1,10 @@
 //! `glob`: the files below a directory whose names match a pattern, and the search scope and
 //! answer budget it shares with `grep`.
 //!
-//! [`Engine::glob`] compiles the pattern once ([`Glob::within_segments`]: `*` and `?` never
-//! cross a `/`), walks the served tree below the directory with [`Root::tree`] (links are never
-//! followed, excluded names never looked at) and keeps, in tree order, the files whose name —
-//! or, for a pattern holding a `/`, whose path relative to the directory — matches.
+//! [`Engine::glob`] compiles the pattern once ([`FileGlob`]: the glob `rg -g` reads), walks the
+//! served tree below the directory with [`Root::tree`] (links are never followed, excluded
+//! names never looked at) and keeps, in tree order, the files whose path relative to the
+//! directory the pattern keeps.
 //!
 //! ```no_run
 //! # fn demo(engine: &fsmcp::engine::Engine) -> Result<(), fsmcp::engine::EngineError> {
@@ -16,11 +16,12 @@
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 
+use super::file_glob::FileGlob;
 use super::page::escaped_len;
 use super::shown::shown_path;
 use super::text::RESULT_HEADROOM;
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::root::{Glob, Node, RelPath};
+use crate::root::{Node, RelPath};
 
 /// Bytes kept free for a stop notice (the longest is under 100 bytes).
 const NOTICE_RESERVE: u64 = 128;
@@ -74,29 +75,19 @@ pub(super) enum ScopeKind {
 }
 
 impl Engine {
-    /// The served files below the directory `path` whose name matches `pattern` (or, when the
-    /// pattern holds a `/`, whose path relative to that directory does), in tree order, one
-    /// per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
+    /// The served files below the directory `path` that `pattern` keeps (see [`FileGlob`]: a
+    /// pattern without `/` matches names at any depth, one with `/` the path below `path`), in
+    /// tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
     pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, EngineError> {
-        if pattern.is_empty() {
-            return Err(FsError::EmptyPattern.into());
-        }
-        let glob = Glob::within_segments(pattern).ok_or(FsError::PatternTooLarge("pattern"))?;
+        let glob = FileGlob::new(pattern, "pattern")?;
         let scope = self.search_scope(path, ScopeKind::Directory)?;
         let walked = self.root().tree(&scope)?;
         let files = &walked.files;
-        let by_path = pattern.contains('/');
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut text = String::new();
         let mut used = 0u64;
         for file in files.iter() {
-            let relative = relative_to(&scope, &file.path);
-            let subject = if by_path {
-                relative
-            } else {
-                relative.rsplit('/').next().unwrap_or(relative)
-            };
-            if !glob.is_match(subject) {
+            if !glob.keeps(relative_to(&scope, &file.path)) {
                 continue;
             }
             let shown = shown_path(&file.path, false);
@@ -158,9 +149,13 @@ impl Engine {
 }
 
 /// `path` relative to the directory `scope` that contains it.
-fn relative_to<'a>(scope: &RelPath, path: &'a str) -> &'a str {
+/// `path`, a file at or below `scope`, relative to `scope`; a scope that is the file itself
+/// leaves its name.
+pub(super) fn relative_to<'a>(scope: &RelPath, path: &'a str) -> &'a str {
     if scope.is_root() {
         path
+    } else if path == scope.as_str() {
+        path.rsplit('/').next().unwrap_or(path)
     } else {
         path.get(scope.as_str().len() + 1..).unwrap_or(path)
     }

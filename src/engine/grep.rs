@@ -48,11 +48,14 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
 use regex_automata::{Input, hybrid};
 
-use super::glob::{ScopeKind, answer_budget, no_matches, output_stopped, too_deep_notice};
+use super::file_glob::FileGlob;
+use super::glob::{
+    ScopeKind, answer_budget, no_matches, output_stopped, relative_to, too_deep_notice,
+};
 use super::page::escaped_len;
 use super::shown::shown_path;
 use super::{Engine, EngineError, FsAnswer, FsError};
-use crate::root::{FileEntry, Glob, ReadFile, RelPath, RootError};
+use crate::root::{FileEntry, ReadFile, RelPath, RootError};
 
 /// Most lines of context on each side of a match.
 pub const MAX_CONTEXT: usize = 20;
@@ -83,7 +86,7 @@ pub struct GrepQuery<'a> {
     pub path: &'a str,
     /// Whether `pattern` is a regular expression.
     pub regex: bool,
-    /// A file-name filter in the glob tool's dialect (no `/`).
+    /// A filter in the glob tool's dialect, matched against each file's path below `path`.
     pub glob: Option<&'a str>,
     /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
     pub context: usize,
@@ -106,7 +109,10 @@ impl Engine {
     /// files that cannot be read, are skipped silently.
     pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, EngineError> {
         let matcher = compile(query.pattern, query.regex)?;
-        let names = query.glob.map(name_filter).transpose()?;
+        let names = query
+            .glob
+            .map(|glob| FileGlob::new(glob, "glob"))
+            .transpose()?;
         let scope = self.search_scope(query.path, ScopeKind::DirectoryOrFile)?;
         let walked = self.root().tree(&scope)?;
         let files = &walked.files;
@@ -118,8 +124,9 @@ impl Engine {
         let mut too_long: Vec<&str> = Vec::new();
         let mut too_costly: Vec<&str> = Vec::new();
         let named = |entry: &FileEntry| {
-            let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
-            names.as_ref().is_none_or(|glob| glob.is_match(name))
+            names
+                .as_ref()
+                .is_none_or(|glob| glob.keeps(relative_to(&scope, &entry.path)))
         };
         let mut maybe = Prefilter::default();
         for (index, entry) in files.iter().enumerate() {
@@ -507,17 +514,6 @@ impl Matcher for Checked {
             })
         })
     }
-}
-
-/// The `glob` argument as a name filter.
-fn name_filter(pattern: &str) -> Result<Glob, EngineError> {
-    if pattern.contains('/') {
-        return Err(FsError::GlobWithSlash.into());
-    }
-    if pattern.is_empty() {
-        return Err(FsError::EmptyGlob.into());
-    }
-    Ok(Glob::within_segments(pattern).ok_or(FsError::PatternTooLarge("glob"))?)
 }
 
 /// Positional reads of one file, as the root's [`ReadFile`] offers them.
@@ -1070,10 +1066,5 @@ mod tests {
             compile(&"x".repeat(100_000), false).unwrap_err(),
             FsError::PatternTooLarge("pattern").into()
         );
-        assert_eq!(
-            name_filter("src/*.rs").unwrap_err(),
-            FsError::GlobWithSlash.into()
-        );
-        assert!(name_filter("*.rs").unwrap().is_match("main.rs"));
     }
 }

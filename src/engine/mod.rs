@@ -12,6 +12,7 @@ mod cursor;
 mod digest;
 mod edit;
 mod error;
+mod file_glob;
 mod find;
 mod glob;
 mod grep;

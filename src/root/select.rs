@@ -2,10 +2,9 @@
 //!
 //! A [`Glob`] is compiled once into an anchored regular expression. The operator's globs use the
 //! ptc-fs-mcp dialect: `**/` spans whole directories, a bare `**` spans anything, `*` and `?` stay
-//! inside one segment, and every other character is literal. The `fs` tools' patterns
-//! ([`Glob::within_segments`]) use a smaller dialect of the same translator: `*` and `?` only,
-//! never crossing a `/`, so `**` is no more than `*`. A [`Selector`] combines the operator's
-//! includes and excludes with the built-in default excludes (matched without regard to case).
+//! inside one segment, and every other character is literal. (The `fs` tools' own patterns are
+//! ripgrep's globs, compiled in the engine.) A [`Selector`] combines the operator's includes and
+//! excludes with the built-in default excludes (matched without regard to case).
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
@@ -63,35 +62,15 @@ pub fn default_excludes() -> Vec<String> {
     globs
 }
 
-/// Which glob language a pattern is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dialect {
-    /// The operator's include and exclude globs: `**` crosses directories.
-    Selector,
-    /// The `fs` tools' patterns: every wildcard stays inside one segment.
-    Segment,
-}
-
 /// Translates one glob of the operator's dialect into the source of an anchored regular
 /// expression.
 pub fn glob_to_regex(pattern: &str) -> String {
-    translate(pattern, Dialect::Selector)
-}
-
-fn translate(pattern: &str, dialect: Dialect) -> String {
     let mut out = String::with_capacity(pattern.len() * 2 + 2);
     out.push('^');
     let chars: Vec<char> = pattern.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         match chars[i] {
-            // A run of stars means what one star means; collapsing it keeps the program small.
-            '*' if dialect == Dialect::Segment => {
-                out.push_str("[^/]*");
-                while chars.get(i) == Some(&'*') {
-                    i += 1;
-                }
-            }
             '*' if chars.get(i + 1) == Some(&'*') => {
                 if chars.get(i + 2) == Some(&'/') {
                     out.push_str("(?:[^/]+/)*");
@@ -136,19 +115,6 @@ impl Glob {
             .build()
             .expect("an escaped glob is always a valid regex");
         Glob { regex }
-    }
-
-    /// Compiles a pattern of the `fs` tools' dialect, matched case-sensitively: `*` is any run
-    /// of characters and `?` exactly one, neither ever matching `/`; everything else is
-    /// literal. `None` when the compiled program would exceed a 1 MiB size limit (an absurdly
-    /// long pattern), so no client text can make compilation fail loudly.
-    pub fn within_segments(pattern: &str) -> Option<Glob> {
-        regex::RegexBuilder::new(&translate(pattern, Dialect::Segment))
-            .dot_matches_new_line(true)
-            .size_limit(1 << 20)
-            .build()
-            .ok()
-            .map(|regex| Glob { regex })
     }
 
     /// Whether the whole path matches.
@@ -298,36 +264,6 @@ mod tests {
                 "{pattern} {path}"
             );
         }
-    }
-
-    #[test]
-    fn segment_dialect() {
-        for (pattern, path, expected) in [
-            ("*.md", "todo.md", true),
-            ("*.md", "notes/todo.md", false),
-            ("notes/*.md", "notes/todo.md", true),
-            ("notes/*.md", "notes/archive/old.md", false),
-            ("**", "a/b", false),
-            ("**.md", "todo.md", true),
-            ("**/*.md", "notes/todo.md", true),
-            ("**/*.md", "todo.md", false),
-            ("?.txt", "a.txt", true),
-            ("?.txt", "é.txt", true),
-            ("?.txt", "ab.txt", false),
-            ("a?b", "a/b", false),
-            (".*", ".hidden", true),
-            (".*", "x.hidden", false),
-            ("[ab].txt", "[ab].txt", true),
-            ("[ab].txt", "a.txt", false),
-            ("{a,b}", "a", false),
-            ("A.md", "a.md", false),
-            ("*", "line\nbreak", true),
-        ] {
-            let glob = Glob::within_segments(pattern).expect("compiles");
-            assert_eq!(glob.is_match(path), expected, "{pattern} {path}");
-        }
-        assert!(Glob::within_segments(&"*".repeat(100_000)).is_some());
-        assert!(Glob::within_segments(&"?".repeat(200_000)).is_none());
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod attack;
 pub mod fs;
 pub mod http;
 pub mod race;
+pub mod ripgrep;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_fsmcp");

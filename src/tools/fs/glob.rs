@@ -1,4 +1,4 @@
-//! `glob`: files whose names match a pattern, at any depth below a directory.
+//! `glob`: files whose names or paths match a glob, at any depth below a directory.
 
 use serde_json::{Map, Value, json};
 
@@ -11,7 +11,7 @@ pub(super) fn spec() -> ToolSpec {
         Kind::Finder,
         "glob",
         "Find files by name",
-        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. '*' matches any run of characters and '?' one character, never across '/'; the rest is literal and case-sensitive. A pattern without '/' matches names at any depth; one with '/' matches paths relative to path. Matches names only: use grep to search contents.",
+        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path below path. Matches names only: use grep to search contents.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),

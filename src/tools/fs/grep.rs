@@ -14,7 +14,7 @@ pub(super) fn spec() -> ToolSpec {
         Kind::Finder,
         "grep",
         "Search file contents",
-        "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a file-name filter such as '*.rs'. Stops after max-results matching lines; binary files are skipped.",
+        "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a filter read as the glob tool reads its pattern ('*.rs', 'src/**/*.rs'). Stops after max-results matching lines; binary files are skipped.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
