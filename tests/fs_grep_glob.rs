@@ -587,10 +587,40 @@ fn line_endings_byte_order_marks_and_long_lines() {
         json!({"pattern": "needle", "path": "long.txt"}),
     );
     let text = shown.strip_prefix("long.txt:1:").expect("one line");
-    assert!(text.ends_with('…'), "{text}");
-    let kept = text.strip_suffix('…').unwrap();
+    let (kept, place) = text.split_once("… [").expect("a cut line");
+    assert_eq!(place, "bytes 1-1023 of 2007; match at byte 1]");
     assert!(kept.len() <= 1024 && kept.len() > 1020, "{}", kept.len());
     assert!(long.starts_with(kept));
+}
+
+#[test]
+fn a_long_line_is_shown_around_its_match() {
+    // A 5 KB line matching at column 5,000, and a context line as long.
+    let line = format!("{}needle{}", "x".repeat(4999), "y".repeat(500));
+    let context = "z".repeat(3000);
+    let tree = Tree::new().file("wide.txt", format!("{context}\n{line}\n"));
+    let mut server = fs_server(&tree);
+    let shown = grep(&mut server, json!({"pattern": "needle"}));
+    let expected = format!(
+        "wide.txt:2:…{}needle{} [bytes 4482-5505 of 5505; match at byte 5000]",
+        "x".repeat(518),
+        "y".repeat(500)
+    );
+    assert_eq!(shown, expected);
+    // Context lines stay cut from their start; a regex's match is found the same way.
+    let shown = grep(
+        &mut server,
+        json!({"pattern": "x+ne+dle", "regex": true, "context": 1}),
+    );
+    let (before, matched) = shown.split_once('\n').expect("two lines");
+    assert_eq!(
+        before,
+        format!("wide.txt-1-{}… [bytes 1-1024 of 3000]", "z".repeat(1024))
+    );
+    assert!(
+        matched.starts_with(&format!("wide.txt:2:{}… [bytes 1-1024", "x".repeat(1024))),
+        "a match that starts at the line's start is shown from there: {matched}"
+    );
 }
 
 #[test]

@@ -69,9 +69,12 @@ const DFA_SIZE_LIMIT: usize = 8 << 20;
 const SNIFF_BYTES: u64 = 8192;
 /// Longest line the searcher will hold in memory; a file with a longer line is skipped.
 const MAX_LINE_BUFFER: usize = 64 << 20;
-/// Longest line text reported in full; a longer one is cut at a character boundary at or
-/// before this many bytes and marked with `…`.
+/// Longest line text reported in full; of a longer one, a window of at most this many bytes
+/// is shown (see [`line_text`]).
 pub const MAX_LINE_BYTES: usize = 1024;
+/// Bytes of a long matching line shown before its first match, when the match lies too far in
+/// for the line's start to show it.
+const LEAD_BYTES: usize = 256;
 /// Upper bound of what one line adds, as it travels, besides its path and text: two marks, a
 /// line number, the joining newline and a possible `--` separator line (each newline escaped
 /// as two bytes).
@@ -664,6 +667,7 @@ fn scan_file_inner<F: ReadAt + ?Sized>(
 ) -> io::Result<Option<FileHits>> {
     let mut source = TextSource::new(file);
     let mut sink = FileSink {
+        matcher,
         budget,
         matches: 0,
         bytes: 0,
@@ -674,16 +678,24 @@ fn scan_file_inner<F: ReadAt + ?Sized>(
 }
 
 /// Collects one file's lines for [`scan_file`].
-struct FileSink {
+struct FileSink<'m> {
+    /// Finds where a long matching line's first match sits.
+    matcher: &'m Checked,
     budget: FileBudget,
     matches: u64,
     bytes: u64,
     hits: FileHits,
 }
 
-impl FileSink {
-    fn push(&mut self, number: Option<u64>, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
-        let text = line_text(bytes);
+impl FileSink<'_> {
+    fn push(
+        &mut self,
+        number: Option<u64>,
+        first_match: Option<usize>,
+        bytes: &[u8],
+    ) -> io::Result<bool> {
+        let is_match = first_match.is_some();
+        let text = line_text(bytes, first_match);
         self.bytes += escaped_len(&text) + self.budget.per_line;
         self.hits.lines.push(Line {
             number: number.unwrap_or(0),
@@ -698,7 +710,7 @@ impl FileSink {
     }
 }
 
-impl Sink for FileSink {
+impl Sink for FileSink<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> io::Result<bool> {
@@ -707,7 +719,14 @@ impl Sink for FileSink {
             return Ok(false);
         }
         self.matches += 1;
-        self.push(found.line_number(), true, found.bytes())
+        let bytes = found.bytes();
+        // Only a line too long to show whole needs to know where its match is.
+        let at = if bytes.len() > MAX_LINE_BYTES {
+            self.matcher.find(bytes)?.map_or(0, |m| m.start())
+        } else {
+            0
+        };
+        self.push(found.line_number(), Some(at), bytes)
     }
 
     fn context(&mut self, _: &Searcher, line: &SinkContext<'_>) -> io::Result<bool> {
@@ -716,25 +735,71 @@ impl Sink for FileSink {
         if self.matches >= self.budget.matches && *line.kind() != SinkContextKind::After {
             return Ok(true);
         }
-        self.push(line.line_number(), false, line.bytes())
+        self.push(line.line_number(), None, line.bytes())
     }
 }
 
 /// A line as reported: without its `\n` and one `\r` before it, each byte that is not UTF-8
-/// shown as U+FFFD, and cut to [`MAX_LINE_BYTES`] at a character boundary, followed by `…`,
-/// when longer.
-fn line_text(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    if text.len() <= MAX_LINE_BYTES {
-        return text.into_owned();
+/// shown as U+FFFD. A line longer than [`MAX_LINE_BYTES`] is shown as a window of that many
+/// bytes, from its start, or, for a matching line whose first match (at byte `first_match`)
+/// lies further in, from [`LEAD_BYTES`] before the match (earlier near the line's end), so the
+/// match is always visible. A
+/// window is marked `…` where the line goes on and followed by where it sits in the line:
+/// ` [bytes A-B of N; match at byte M]` (1-based, `; match …` for a matching line).
+fn line_text(bytes: &[u8], first_match: Option<usize>) -> String {
+    let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() <= MAX_LINE_BYTES {
+        return String::from_utf8_lossy(line).into_owned();
     }
-    let cut = (0..=MAX_LINE_BYTES)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    format!("{}…", &text[..cut])
+    let start = match first_match {
+        // Near the line's end, the window still shows as much as it may.
+        Some(at) if at > MAX_LINE_BYTES - LEAD_BYTES => {
+            char_start(line, (at - LEAD_BYTES).min(line.len() - MAX_LINE_BYTES))
+        }
+        _ => 0,
+    };
+    let end = char_end(line, start, (start + MAX_LINE_BYTES).min(line.len()));
+    let mut text = String::with_capacity(MAX_LINE_BYTES + 80);
+    if start > 0 {
+        text.push('…');
+    }
+    text.push_str(&String::from_utf8_lossy(&line[start..end]));
+    if end < line.len() {
+        text.push('…');
+    }
+    text.push_str(&format!(" [bytes {}-{end} of {}", start + 1, line.len()));
+    if let Some(at) = first_match {
+        text.push_str(&format!("; match at byte {}", at + 1));
+    }
+    text.push(']');
+    text
+}
+
+/// Whether `byte` continues a UTF-8 sequence rather than starting one.
+fn continues(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
+}
+
+/// `at`, or the start of the next character when `at` falls inside one (an invalid run is
+/// passed over at most three bytes, the most a character continues for).
+fn char_start(line: &[u8], mut at: usize) -> usize {
+    for _ in 0..3 {
+        if at < line.len() && continues(line[at]) {
+            at += 1;
+        }
+    }
+    at
+}
+
+/// `end`, or the start of the character it falls inside, never before `start`.
+fn char_end(line: &[u8], start: usize, mut end: usize) -> usize {
+    for _ in 0..3 {
+        if end > start && end < line.len() && continues(line[end]) {
+            end -= 1;
+        }
+    }
+    end
 }
 
 /// The answer being built: whole lines only, within a budget of escaped bytes.
@@ -954,8 +1019,12 @@ mod tests {
         assert_eq!(
             grep(file.as_bytes(), "needle", false, 0, 50),
             format!(
-                "f:{lines}:{}…\nf:{}:last needle",
-                "b".repeat(1024),
+                "f:{lines}:…{} needle [bytes {}-{} of {}; match at byte {}]\nf:{}:last needle",
+                "b".repeat(MAX_LINE_BYTES - 7),
+                CHECK_WINDOW + 7 - MAX_LINE_BYTES + 1,
+                CHECK_WINDOW + 7,
+                CHECK_WINDOW + 7,
+                CHECK_WINDOW + 2,
                 lines + 1
             )
         );
@@ -996,11 +1065,52 @@ mod tests {
     #[test]
     fn long_lines_are_shortened_at_a_character_boundary() {
         let long = format!("{}é{}\n", "a".repeat(1023), "b".repeat(2000));
-        let text = line_text(long.as_bytes());
-        assert_eq!(text, format!("{}…", "a".repeat(1023)));
+        let text = line_text(long.as_bytes(), None);
+        assert_eq!(
+            text,
+            format!("{}… [bytes 1-1023 of 3025]", "a".repeat(1023))
+        );
         let exact = "c".repeat(1024);
-        assert_eq!(line_text(exact.as_bytes()), exact);
-        assert_eq!(line_text(b"x\r\r\n"), "x\r");
+        assert_eq!(line_text(exact.as_bytes(), Some(3)), exact);
+        assert_eq!(line_text(b"x\r\r\n", None), "x\r");
+    }
+
+    #[test]
+    fn a_long_line_shows_its_match() {
+        let long = format!("{}needle{}", "a".repeat(4994), "b".repeat(2000));
+        let text = line_text(long.as_bytes(), Some(4994));
+        let window = format!("…{}needle{}…", "a".repeat(256), "b".repeat(762));
+        assert_eq!(
+            text,
+            format!("{window} [bytes 4739-5762 of 7000; match at byte 4995]")
+        );
+        // A match near the start is shown from the line's start.
+        let early = format!("{}needle{}", "a".repeat(700), "b".repeat(700));
+        assert_eq!(
+            line_text(early.as_bytes(), Some(700)),
+            format!(
+                "{}needle{}… [bytes 1-1024 of 1406; match at byte 701]",
+                "a".repeat(700),
+                "b".repeat(318)
+            )
+        );
+        // A window starts and ends on character boundaries, and says so in bytes.
+        let greek = "λ".repeat(3000) + "needle";
+        let text = line_text(greek.as_bytes(), Some(6000));
+        assert!(text.starts_with("…λλ") && text.contains("needle"), "{text}");
+        assert!(
+            text.ends_with("[bytes 4983-6006 of 6006; match at byte 6001]"),
+            "{text}"
+        );
+        // Invalid bytes are shown as U+FFFD in the window too.
+        let mut stray = vec![b'x'; 3000];
+        stray[2900] = 0xFF;
+        stray.extend_from_slice(b"needle");
+        let text = line_text(&stray, Some(3000));
+        assert!(
+            text.contains("\u{FFFD}") && text.contains("needle"),
+            "{text}"
+        );
     }
 
     #[test]
