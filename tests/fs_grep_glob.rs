@@ -879,3 +879,142 @@ fn one_deep_directory_is_passed_over_with_a_notice_not_a_refusal() {
         );
     }
 }
+
+#[test]
+fn grep_ignores_case_when_asked() {
+    let tree = Tree::new()
+        .file("a.txt", "TODO one\ntodo two\nToDo (x)\nnothing\n")
+        .file("b.txt", "Straße\nSTRASSE\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "todo", "case-insensitive": true})
+        ),
+        "a.txt:1:TODO one\na.txt:2:todo two\na.txt:3:ToDo (x)"
+    );
+    assert_eq!(
+        grep(&mut server, json!({"pattern": "todo"})),
+        "a.txt:2:todo two"
+    );
+    // A literal stays literal; a regex's classes fold too.
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "TODO (X)", "case-insensitive": true})
+        ),
+        "a.txt:3:ToDo (x)"
+    );
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "^[a-z]+ two$", "regex": true, "case-insensitive": true})
+        ),
+        "a.txt:2:todo two"
+    );
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "straße", "case-insensitive": true})
+        ),
+        "b.txt:1:Straße"
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_grep",
+            json!({"pattern": "x", "case-insensitive": "yes"})
+        ),
+        schema_error("fs_grep", "data/case-insensitive must be boolean")
+    );
+}
+
+#[test]
+fn grep_lists_files_or_counts_when_asked() {
+    let tree = Tree::new()
+        .file("a.txt", "hit\nmiss\nhit hit\n")
+        .file("b/c.txt", "miss\n")
+        .file("b/d.txt", "hit\n")
+        .file("e.txt", "hit\n");
+    let mut server = fs_server(&tree);
+    let files = |server: &mut Server, extra: Value| {
+        let mut args = json!({"pattern": "hit", "output": "files"});
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        grep(server, args)
+    };
+    assert_eq!(files(&mut server, json!({})), "a.txt\nb/d.txt\ne.txt");
+    assert_eq!(
+        grep(&mut server, json!({"pattern": "hit", "output": "count"})),
+        "a.txt:2\nb/d.txt:1\ne.txt:1"
+    );
+    // Context has no say in a list of files.
+    assert_eq!(
+        files(&mut server, json!({"context": 3})),
+        "a.txt\nb/d.txt\ne.txt"
+    );
+    // max-results counts files, and the notice says so.
+    assert_eq!(
+        files(&mut server, json!({"max-results": 2})),
+        "a.txt\nb/d.txt\n\n[stopped at 2 files; raise max-results to see more]"
+    );
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "hit", "output": "count", "max-results": 3})
+        ),
+        "a.txt:2\nb/d.txt:1\ne.txt:1"
+    );
+    assert_eq!(
+        grep(
+            &mut server,
+            json!({"pattern": "hit", "output": "lines", "max-results": 1})
+        ),
+        "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]"
+    );
+    assert_eq!(
+        files(&mut server, json!({"pattern": "nowhere"})),
+        "No matches for 'nowhere' under '.'"
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_grep",
+            json!({"pattern": "hit", "output": "paths"})
+        ),
+        schema_error(
+            "fs_grep",
+            "data/output must be equal to one of the allowed values"
+        )
+    );
+}
+
+#[test]
+fn a_long_list_of_files_stops_at_a_whole_path() {
+    let mut tree = Tree::new();
+    for n in 0..400 {
+        tree = tree.file(
+            &format!("many/file-{n:05}-{}.txt", "n".repeat(150)),
+            "hit\n",
+        );
+    }
+    // 400 entries of about 180 bytes each outgrow the 48,000-byte result limit.
+    let mut server = fs_server(&tree);
+    let text = grep(
+        &mut server,
+        json!({"pattern": "hit", "output": "count", "max-results": 1000}),
+    );
+    let (listed, notice) = text.split_once("\n\n").expect("a stop notice");
+    assert!(
+        notice.starts_with("[output stopped at ") && notice.contains("narrow the path or glob"),
+        "{notice}"
+    );
+    let lines: Vec<&str> = listed.lines().collect();
+    assert!(lines.len() > 10 && lines.len() < 400, "{}", lines.len());
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("many/file-") && l.ends_with(".txt:1"))
+    );
+}

@@ -89,6 +89,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                 required("pattern", "string"),
                 optional("path", "string", Some(json!("."))),
                 optional("regex", "boolean", Some(json!(false))),
+                optional("case-insensitive", "boolean", Some(json!(false))),
                 optional("glob", "string", None),
                 ranged(optional("context", "integer", Some(json!(0))), 0, Some(20)),
                 ranged(
@@ -96,6 +97,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                     1,
                     Some(1000),
                 ),
+                optional("output", "string", Some(json!("lines"))),
             ],
             vec!["pattern"],
         ),

@@ -2,8 +2,9 @@
 //! BOM, NFD text, Latin-1 and a stray invalid byte, a binary file, tabs, Greek and CJK, a
 //! missing final newline, hidden files, deep directories),
 //! every pattern of a table reports exactly the (path, line) pairs that
-//! `rg -n --sort path --no-ignore --hidden --crlf` reports. Skipped, saying so, where `rg` is
-//! not installed (`.ci/run` installs it).
+//! `rg -n --sort path --no-ignore --hidden --crlf` reports; with `case-insensitive` those of
+//! `rg -i`, with `output: "count"` the counts of `rg -c`, with `output: "files"` the files of
+//! `rg -l`. Skipped, saying so, where `rg` is not installed (`.ci/run` installs it).
 
 // Tests build their roots with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -106,12 +107,32 @@ const PATTERNS: &[&str] = &[
     "literal:Σ",
 ];
 
-/// `(path, line)` pairs `rg` reports for `pattern` in `root`.
-fn ripgrep(root: &std::path::Path, pattern: &str) -> BTreeSet<(String, u64)> {
+/// How a pattern is run on both sides.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Matching lines (`rg -n`, `fs_grep` by default).
+    Lines,
+    /// Matching lines, ignoring case (`rg -n -i`, `case-insensitive: true`).
+    CaseInsensitive,
+    /// Matching lines per file (`rg -c`, `output: "count"`).
+    Count,
+    /// Files holding a match (`rg -l`, `output: "files"`), each paired with 0.
+    Files,
+}
+
+/// `(path, line)` pairs `rg` reports for `pattern` in `root` (or `(path, count)`, or
+/// `(path, 0)`, by `mode`).
+fn ripgrep(root: &std::path::Path, pattern: &str, mode: Mode) -> BTreeSet<(String, u64)> {
     let mut command = Command::new("rg");
     command
         .current_dir(root)
-        .args(["-n", "--sort", "path", "--no-ignore", "--hidden", "--crlf"]);
+        .args(["--sort", "path", "--no-ignore", "--hidden", "--crlf"]);
+    command.arg(match mode {
+        Mode::Lines => "-n",
+        Mode::CaseInsensitive => "-ni",
+        Mode::Count => "-c",
+        Mode::Files => "-l",
+    });
     match pattern.strip_prefix("literal:") {
         Some(literal) => command.args(["-F", "-e", literal]),
         None => command.args(["-e", pattern]),
@@ -124,40 +145,45 @@ fn ripgrep(root: &std::path::Path, pattern: &str) -> BTreeSet<(String, u64)> {
     );
     String::from_utf8_lossy(&output.stdout)
         .lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, ':');
-            let path = parts.next().expect("path").to_owned();
-            let number = parts.next().expect("line").parse().expect("a line number");
-            (path, number)
-        })
+        .map(|line| pair(line, pattern, mode))
         .collect()
 }
 
-/// `(path, line)` pairs `fs_grep` reports for `pattern`.
-fn fs_grep(server: &mut Server, pattern: &str) -> BTreeSet<(String, u64)> {
-    let args = match pattern.strip_prefix("literal:") {
+/// `path:N…` as `(path, N)`; a bare path as `(path, 0)` in [`Mode::Files`].
+fn pair(line: &str, pattern: &str, mode: Mode) -> (String, u64) {
+    if let Mode::Files = mode {
+        return (line.to_owned(), 0);
+    }
+    let mut parts = line.splitn(3, ':');
+    let path = parts.next().expect("path").to_owned();
+    let number = parts
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{pattern}: not a result line: {line:?}"));
+    (path, number)
+}
+
+/// What `fs_grep` reports for `pattern`, paired as [`ripgrep`] pairs it.
+fn fs_grep(server: &mut Server, pattern: &str, mode: Mode) -> BTreeSet<(String, u64)> {
+    let mut args = match pattern.strip_prefix("literal:") {
         Some(literal) => json!({"pattern": literal, "max-results": 1000}),
         None => json!({"pattern": pattern, "regex": true, "max-results": 1000}),
     };
+    match mode {
+        Mode::Lines => {}
+        Mode::CaseInsensitive => args["case-insensitive"] = json!(true),
+        Mode::Count => args["output"] = json!("count"),
+        Mode::Files => args["output"] = json!("files"),
+    }
     let text = fs_text(server, "fs_grep", args);
     if text.starts_with("No matches") {
         return BTreeSet::new();
     }
-    text.lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, ':');
-            let path = parts.next().expect("path").to_owned();
-            let number = parts
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{pattern}: not a match line: {line:?}"));
-            (path, number)
-        })
-        .collect()
+    text.lines().map(|line| pair(line, pattern, mode)).collect()
 }
 
-#[test]
-fn fs_grep_reports_the_lines_ripgrep_reports() {
+/// Runs every pattern of the table in `mode` on both sides, and fails with every disagreement.
+fn agrees_with_ripgrep(mode: Mode) {
     if !ripgrep_installed() {
         return;
     }
@@ -165,8 +191,8 @@ fn fs_grep_reports_the_lines_ripgrep_reports() {
     let mut server = fs_server_with(&tree, &["--no-default-exclude"]);
     let mut disagreements = Vec::new();
     for pattern in PATTERNS {
-        let expected = ripgrep(tree.path(), pattern);
-        let actual = fs_grep(&mut server, pattern);
+        let expected = ripgrep(tree.path(), pattern, mode);
+        let actual = fs_grep(&mut server, pattern, mode);
         if expected != actual {
             disagreements.push(format!(
                 "{pattern:?}: rg only {:?}, fs_grep only {:?}",
@@ -182,9 +208,29 @@ fn fs_grep_reports_the_lines_ripgrep_reports() {
     );
     assert!(
         disagreements.is_empty(),
-        "{} of {} patterns disagree with rg:\n{}",
+        "{mode:?}: {} of {} patterns disagree with rg:\n{}",
         disagreements.len(),
         PATTERNS.len(),
         disagreements.join("\n")
     );
+}
+
+#[test]
+fn fs_grep_reports_the_lines_ripgrep_reports() {
+    agrees_with_ripgrep(Mode::Lines);
+}
+
+#[test]
+fn fs_grep_ignores_case_as_ripgrep_does() {
+    agrees_with_ripgrep(Mode::CaseInsensitive);
+}
+
+#[test]
+fn fs_grep_counts_as_ripgrep_counts() {
+    agrees_with_ripgrep(Mode::Count);
+}
+
+#[test]
+fn fs_grep_lists_the_files_ripgrep_lists() {
+    agrees_with_ripgrep(Mode::Files);
 }

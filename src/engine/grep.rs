@@ -19,14 +19,16 @@
 //!
 //! ```no_run
 //! # fn demo(engine: &fsmcp::engine::Engine) -> Result<(), fsmcp::engine::EngineError> {
-//! use fsmcp::engine::GrepQuery;
+//! use fsmcp::engine::{GrepOutput, GrepQuery};
 //! let answer = engine.grep(&GrepQuery {
 //!     pattern: "TODO",
 //!     path: "src",
 //!     regex: false,
+//!     case_insensitive: false,
 //!     glob: Some("*.rs"),
 //!     context: 1,
 //!     max_results: 50,
+//!     output: GrepOutput::Lines,
 //! })?;
 //! println!("{}", answer.text);
 //! # Ok(())
@@ -89,12 +91,40 @@ pub struct GrepQuery<'a> {
     pub path: &'a str,
     /// Whether `pattern` is a regular expression.
     pub regex: bool,
+    /// Whether letters match without regard to case (literal and regex alike).
+    pub case_insensitive: bool,
     /// A filter in the glob tool's dialect, matched against each file's path below `path`.
     pub glob: Option<&'a str>,
     /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
     pub context: usize,
-    /// Most matching lines to report (1 to [`MAX_RESULTS`]).
+    /// Most matching lines (or, for [`GrepOutput::Files`] and [`GrepOutput::Count`], files)
+    /// to report (1 to [`MAX_RESULTS`]).
     pub max_results: u64,
+    /// What the answer lists.
+    pub output: GrepOutput,
+}
+
+/// What a grep answer lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrepOutput {
+    /// `path:line:text` per matching line, with context lines (`output: "lines"`).
+    Lines,
+    /// One path per file holding a match (`"files"`, as `rg -l`).
+    Files,
+    /// `path:N` per file holding a match, N its matching lines (`"count"`, as `rg -c`).
+    Count,
+}
+
+impl GrepOutput {
+    /// The mode an `output` argument names.
+    pub fn named(name: &str) -> Option<GrepOutput> {
+        match name {
+            "lines" => Some(GrepOutput::Lines),
+            "files" => Some(GrepOutput::Files),
+            "count" => Some(GrepOutput::Count),
+            _ => None,
+        }
+    }
 }
 
 /// Why an answer ends before every matching line was shown.
@@ -111,7 +141,7 @@ impl Engine {
     /// name filter and the path are all checked before any file is opened. Binary files, and
     /// files that cannot be read, are skipped silently.
     pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, EngineError> {
-        let matcher = compile(query.pattern, query.regex)?;
+        let matcher = compile(query.pattern, query.regex, query.case_insensitive)?;
         let names = query
             .glob
             .map(|glob| FileGlob::new(glob, "glob"))
@@ -122,6 +152,7 @@ impl Engine {
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let mut searcher = searcher(context);
+        let mut counter = prefilter_searcher();
         let budget = answer_budget(self.root().limits().max_result_bytes);
         let mut answer = Answer::new(budget, context);
         let mut too_long: Vec<&str> = Vec::new();
@@ -141,14 +172,37 @@ impl Engine {
             let Some(file) = self.open_searched(entry) else {
                 continue;
             };
-            let budget = FileBudget {
-                matches: max_results - answer.matches,
-                bytes: answer.room(),
-                per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
+            let scanned = match query.output {
+                GrepOutput::Lines => {
+                    let budget = FileBudget {
+                        matches: max_results - answer.matches,
+                        bytes: answer.room(),
+                        per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
+                    };
+                    scan_file(&mut searcher, &matcher, &file, budget).map(Found::Lines)
+                }
+                GrepOutput::Files => count_file(&mut counter, &matcher, &file, 1).map(Found::Count),
+                GrepOutput::Count => {
+                    count_file(&mut counter, &matcher, &file, u64::MAX).map(Found::Count)
+                }
             };
-            let hits = match scan_file(&mut searcher, &matcher, &file, budget) {
-                Scanned::Hits(hits) => hits,
-                Scanned::Skipped => continue,
+            let hits = match scanned {
+                Scanned::Hits(Found::Lines(hits)) => hits,
+                Scanned::Hits(Found::Count(0)) | Scanned::Skipped => continue,
+                Scanned::Hits(Found::Count(count)) => {
+                    // One more matching file than max-results is how the answer knows to
+                    // say there are more.
+                    if answer.matches == max_results {
+                        answer.stop = Some(Stop::MaxResults(max_results));
+                        break;
+                    }
+                    let count = (query.output == GrepOutput::Count).then_some(count);
+                    answer.push_entry(&entry.path, count);
+                    if answer.stop.is_some() {
+                        break;
+                    }
+                    continue;
+                }
                 Scanned::LineTooLong => {
                     too_long.push(&entry.path);
                     continue;
@@ -176,9 +230,15 @@ impl Engine {
         match answer.stop {
             _ if text.is_empty() => text = no_matches(query.pattern, query.path),
             None => {}
-            Some(Stop::MaxResults(n)) => text.push_str(&format!(
-                "\n\n[stopped at {n} matching lines; raise max-results to see more]"
-            )),
+            Some(Stop::MaxResults(n)) => {
+                let counted = match query.output {
+                    GrepOutput::Lines => "matching lines",
+                    GrepOutput::Files | GrepOutput::Count => "files",
+                };
+                text.push_str(&format!(
+                    "\n\n[stopped at {n} {counted}; raise max-results to see more]"
+                ));
+            }
             Some(Stop::Output) => text.push_str(&output_stopped(
                 text.len(),
                 "narrow the path or glob, or lower max-results",
@@ -310,9 +370,10 @@ fn holds_match<F: ReadAt + ?Sized>(searcher: &mut Searcher, matcher: &Checked, f
     }
 }
 
-/// Compiles the pattern: escaped as a literal, or as a Rust regex within the size limit.
-/// Matches never span a line ending, and `$` matches before `\r\n` as before `\n`.
-fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
+/// Compiles the pattern: escaped as a literal, or as a Rust regex within the size limit, with
+/// or without regard to case. Matches never span a line ending, and `$` matches before
+/// `\r\n` as before `\n`.
+fn compile(pattern: &str, regex: bool, case_insensitive: bool) -> Result<Checked, EngineError> {
     if pattern.is_empty() {
         return Err(FsError::EmptyPattern.into());
     }
@@ -324,13 +385,17 @@ fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
     // scan whole buffers instead of line by line.
     RegexMatcherBuilder::new()
         .fixed_strings(!regex)
+        .case_insensitive(case_insensitive)
         .multi_line(true)
         .line_terminator(Some(b'\n'))
         .crlf(true)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build(pattern)
-        .map(|matcher| Checked(matcher, regex.then(|| Probe::new(pattern)).flatten()))
+        .map(|matcher| {
+            let probe = regex.then(|| Probe::new(pattern, case_insensitive));
+            Checked(matcher, probe.flatten())
+        })
         .map_err(|error| {
             if !regex {
                 return FsError::PatternTooLarge("pattern").into();
@@ -338,6 +403,7 @@ fn compile(pattern: &str, regex: bool) -> Result<Checked, EngineError> {
             // `grep-regex` quotes the pattern as it rewrote it; the regex crate's own message
             // quotes it as given, so prefer that one when it has one.
             let reason = regex::RegexBuilder::new(pattern)
+                .case_insensitive(case_insensitive)
                 .size_limit(REGEX_SIZE_LIMIT)
                 .build()
                 .err()
@@ -389,10 +455,11 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(pattern: &str) -> Option<Probe> {
+    fn new(pattern: &str, case_insensitive: bool) -> Option<Probe> {
         let nfa = thompson::Compiler::new()
             .syntax(
                 syntax::Config::new()
+                    .case_insensitive(case_insensitive)
                     .crlf(true)
                     .multi_line(true)
                     .utf8(false),
@@ -633,14 +700,44 @@ struct FileBudget {
     per_line: u64,
 }
 
-/// What searching one file gave: its lines, nothing to show (binary, unreadable), a line too
-/// long to hold in memory, or a line too costly for the pattern.
-enum Scanned {
-    Hits(FileHits),
+/// What searching one file gave: what it found, nothing to show (binary, unreadable), a line
+/// too long to hold in memory, or a line too costly for the pattern.
+enum Scanned<T> {
+    Hits(T),
     Skipped,
     LineTooLong,
     /// A line the pattern could not search in bounded time (see [`Probe`]).
     TooCostly,
+}
+
+impl<T> Scanned<T> {
+    /// What one search ended in: the searcher passes on its own and the matcher's errors only
+    /// as text.
+    fn of(searched: io::Result<T>) -> Scanned<T> {
+        match searched {
+            Ok(found) => Scanned::Hits(found),
+            // The searcher refuses to buffer a line past its heap limit.
+            Err(e) if e.to_string().contains("allocation limit") => Scanned::LineTooLong,
+            Err(e) if e.to_string().contains(TOO_COSTLY) => Scanned::TooCostly,
+            Err(_) => Scanned::Skipped,
+        }
+    }
+
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Scanned<U> {
+        match self {
+            Scanned::Hits(found) => Scanned::Hits(f(found)),
+            Scanned::Skipped => Scanned::Skipped,
+            Scanned::LineTooLong => Scanned::LineTooLong,
+            Scanned::TooCostly => Scanned::TooCostly,
+        }
+    }
+}
+
+/// What a file gave, by the answer's [`GrepOutput`].
+enum Found {
+    Lines(FileHits),
+    /// Matching lines, counted up to the search's limit.
+    Count(u64),
 }
 
 fn scan_file<F: ReadAt + ?Sized>(
@@ -648,24 +745,7 @@ fn scan_file<F: ReadAt + ?Sized>(
     matcher: &Checked,
     file: &F,
     budget: FileBudget,
-) -> Scanned {
-    match scan_file_inner(searcher, matcher, file, budget) {
-        Ok(Some(hits)) => Scanned::Hits(hits),
-        Ok(None) => Scanned::Skipped,
-        // The searcher refuses to buffer a line past its heap limit.
-        Err(e) if e.to_string().contains("allocation limit") => Scanned::LineTooLong,
-        Err(e) if e.to_string().contains(TOO_COSTLY) => Scanned::TooCostly,
-        Err(_) => Scanned::Skipped,
-    }
-}
-
-fn scan_file_inner<F: ReadAt + ?Sized>(
-    searcher: &mut Searcher,
-    matcher: &Checked,
-    file: &F,
-    budget: FileBudget,
-) -> io::Result<Option<FileHits>> {
-    let mut source = TextSource::new(file);
+) -> Scanned<FileHits> {
     let mut sink = FileSink {
         matcher,
         budget,
@@ -673,8 +753,31 @@ fn scan_file_inner<F: ReadAt + ?Sized>(
         bytes: 0,
         hits: FileHits::default(),
     };
-    searcher.search_reader(matcher, &mut source, &mut sink)?;
-    Ok(Some(sink.hits))
+    let searched = searcher.search_reader(matcher, TextSource::new(file), &mut sink);
+    Scanned::of(searched.map(|()| sink.hits))
+}
+
+/// The matching lines of `file`, counted up to `limit`.
+fn count_file<F: ReadAt + ?Sized>(
+    searcher: &mut Searcher,
+    matcher: &Checked,
+    file: &F,
+    limit: u64,
+) -> Scanned<u64> {
+    struct Counter {
+        count: u64,
+        limit: u64,
+    }
+    impl Sink for Counter {
+        type Error = io::Error;
+        fn matched(&mut self, _: &Searcher, _: &SinkMatch<'_>) -> io::Result<bool> {
+            self.count += 1;
+            Ok(self.count < self.limit)
+        }
+    }
+    let mut counter = Counter { count: 0, limit };
+    let searched = searcher.search_reader(matcher, TextSource::new(file), &mut counter);
+    Scanned::of(searched.map(|()| counter.count))
 }
 
 /// Collects one file's lines for [`scan_file`].
@@ -834,6 +937,29 @@ impl Answer {
         self.budget.saturating_sub(self.used)
     }
 
+    /// Appends one file of a files or count answer: its path, and `:N` when `count` is given;
+    /// stops instead when it would not fit. The count follows the line's last `:`, so no path
+    /// needs quoting for the marks a `path:line:text` line could be misread by.
+    fn push_entry(&mut self, path: &str, count: Option<u64>) {
+        let shown = shown_path(path, false);
+        let entry = match count {
+            Some(count) => format!("{shown}:{count}"),
+            None => shown.into_owned(),
+        };
+        // A joining newline travels as two bytes (`\n`).
+        let cost = if self.text.is_empty() { 0 } else { 2 } + escaped_len(&entry);
+        if self.used + cost > self.budget {
+            self.stop = Some(Stop::Output);
+            return;
+        }
+        self.used += cost;
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(&entry);
+        self.matches += 1;
+    }
+
     /// Appends one file's lines, with `--` before a line that does not follow the previous
     /// one; stops at the first line that would not fit.
     fn push_file(&mut self, index: usize, path: &str, lines: &[Line]) {
@@ -912,7 +1038,7 @@ mod tests {
 
     /// The formatted answer for one in-memory file named `f`.
     fn grep(bytes: &[u8], pattern: &str, regex: bool, context: usize, quota: u64) -> String {
-        let matcher = compile(pattern, regex).expect("compiles");
+        let matcher = compile(pattern, regex, false).expect("compiles");
         let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
         let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
@@ -920,7 +1046,7 @@ mod tests {
     }
 
     fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
-        let matcher = compile(pattern, false).expect("compiles");
+        let matcher = compile(pattern, false, false).expect("compiles");
         scan_hits(&mut searcher(0), &matcher, bytes, budget(50))
     }
 
@@ -968,7 +1094,7 @@ mod tests {
     #[test]
     fn quota_keeps_trailing_context_and_looks_for_one_more() {
         let file = b"x1\nc\nx2\nc\nc\nc\nx3\n";
-        let matcher = compile("x", false).unwrap();
+        let matcher = compile("x", false, false).unwrap();
         let hits = scan_hits(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
         assert!(hits.more);
         let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
@@ -1038,10 +1164,10 @@ mod tests {
     #[test]
     fn the_probe_refuses_only_what_the_lazy_dfa_gives_up_on() {
         // Few states: never probed.
-        let small = Probe::new("[01]*1[01]{20}2").expect("builds");
+        let small = Probe::new("[01]*1[01]{20}2", false).expect("builds");
         assert!(!small.too_costly(&[b'0'; 1 << 20]));
         // Many states over a long line the lazy DFA handles: searched.
-        let wide = Probe::new(r"\w{50}x").expect("builds");
+        let wide = Probe::new(r"\w{50}x", false).expect("builds");
         assert!(wide.states.saturating_mul(1 << 21) > FALLBACK_WORK);
         assert!(!wide.too_costly(&[b'a'; 1 << 21]));
     }
@@ -1131,7 +1257,7 @@ mod tests {
 
     #[test]
     fn overflow_stops_the_file() {
-        let matcher = compile("x", false).unwrap();
+        let matcher = compile("x", false, false).unwrap();
         let file = "x\n".repeat(1000);
         let hits = scan_hits(
             &mut searcher(0),
@@ -1151,15 +1277,15 @@ mod tests {
     #[test]
     fn patterns_are_checked() {
         assert_eq!(
-            compile("", false).unwrap_err(),
+            compile("", false, false).unwrap_err(),
             FsError::EmptyPattern.into()
         );
         assert_eq!(
-            compile("a\nb", false).unwrap_err(),
+            compile("a\nb", false, false).unwrap_err(),
             FsError::PatternMultiline.into()
         );
         let EngineError::Fs(FsError::InvalidRegex(pattern, reason)) =
-            compile("a(b", true).unwrap_err()
+            compile("a(b", true, false).unwrap_err()
         else {
             panic!("an invalid regex");
         };
@@ -1167,13 +1293,13 @@ mod tests {
         assert!(!reason.contains('\n'), "{reason}");
         assert!(reason.contains("unclosed group"), "{reason}");
         assert!(matches!(
-            compile("a{1000}{1000}", true).unwrap_err(),
+            compile("a{1000}{1000}", true, false).unwrap_err(),
             EngineError::Fs(FsError::InvalidRegex(..))
         ));
-        assert!(compile("(", false).is_ok());
-        assert!(compile(&"x".repeat(10_000), false).is_ok());
+        assert!(compile("(", false, false).is_ok());
+        assert!(compile(&"x".repeat(10_000), false, false).is_ok());
         assert_eq!(
-            compile(&"x".repeat(100_000), false).unwrap_err(),
+            compile(&"x".repeat(100_000), false, false).unwrap_err(),
             FsError::PatternTooLarge("pattern").into()
         );
     }

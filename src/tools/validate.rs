@@ -3,7 +3,7 @@
 //!
 //! Only the schema keywords fsmcp's tools use are understood: `type`, `properties`,
 //! `required`, `additionalProperties: false`, `minLength`, `minimum`, `maximum`, `items`,
-//! `minItems`, `maxItems`.
+//! `minItems`, `maxItems`, `enum`.
 
 use serde_json::{Map, Value};
 
@@ -57,6 +57,12 @@ fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
         && !has_type(kind, data)
     {
         errors.push(format!("{path} must be {kind}"));
+        return;
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !allowed.contains(data)
+    {
+        errors.push(format!("{path} must be equal to one of the allowed values"));
         return;
     }
     match data {

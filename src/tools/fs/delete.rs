@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, object_schema, str_arg};
+use super::{Kind, answer, bool_arg, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
@@ -25,10 +25,7 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
-    let recursive = arguments
-        .get("recursive")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let recursive = bool_arg(arguments, "recursive");
     answer(
         engine.delete_path(str_arg(arguments, "path"), recursive, expected.as_ref()),
         Some(str_arg(arguments, "path")),

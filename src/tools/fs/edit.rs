@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, object_schema, str_arg};
+use super::{Kind, answer, bool_arg, object_schema, str_arg};
 use crate::engine::{Engine, EngineError, expected_revisions};
 use crate::tools::{ToolOutput, ToolSpec};
 
@@ -27,10 +27,7 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
-    let replace_all = arguments
-        .get("replace-all")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let replace_all = bool_arg(arguments, "replace-all");
     answer(
         engine.edit_text(
             str_arg(arguments, "path"),

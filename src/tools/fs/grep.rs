@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, object_schema, path_or_root, str_arg};
-use crate::engine::{Engine, EngineError, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
+use super::{Kind, answer, bool_arg, object_schema, path_or_root, str_arg};
+use crate::engine::{Engine, EngineError, GrepOutput, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
 use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
 
 /// `max-results` when not given.
@@ -14,12 +14,16 @@ pub(super) fn spec() -> ToolSpec {
         Kind::Finder,
         "grep",
         "Search file contents",
-        "Searches the contents of text files below path (or the one file it names) and answers 'path:line:text' lines; context lines read 'path-line-text'. The pattern is literal text unless regex is true (Rust regex syntax). Narrow with path, or with glob, a filter read as the glob tool reads its pattern ('*.rs', 'src/**/*.rs'). Stops after max-results matching lines; binary files are skipped.",
+        "Searches text files below path (or the one file it names) as ripgrep does, answering 'path:line:text' lines (context lines 'path-line-text'). pattern is literal unless regex is true (Rust syntax). Narrow with glob, read as the glob tool reads it ('src/**/*.rs'). output 'files' lists matching files, 'count' gives path:N. Stops after max-results lines or files; binary files are skipped.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
                 ("path", json!({"type": "string", "default": "."})),
                 ("regex", json!({"type": "boolean", "default": false})),
+                (
+                    "case-insensitive",
+                    json!({"type": "boolean", "default": false}),
+                ),
                 ("glob", json!({"type": "string"})),
                 (
                     "context",
@@ -28,6 +32,10 @@ pub(super) fn spec() -> ToolSpec {
                 (
                     "max-results",
                     json!({"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": DEFAULT_MAX_RESULTS}),
+                ),
+                (
+                    "output",
+                    json!({"type": "string", "enum": ["lines", "files", "count"], "default": "lines"}),
                 ),
             ],
             &["pattern"],
@@ -44,16 +52,18 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let query = GrepQuery {
         pattern: str_arg(arguments, "pattern"),
         path: path_or_root(arguments, "path"),
-        regex: arguments
-            .get("regex")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        regex: bool_arg(arguments, "regex"),
+        case_insensitive: bool_arg(arguments, "case-insensitive"),
         glob: optional_str(arguments, "glob"),
         context: usize::try_from(context).unwrap_or(MAX_CONTEXT),
         max_results: arguments
             .get("max-results")
             .and_then(positive_safe_integer)
             .unwrap_or(DEFAULT_MAX_RESULTS),
+        // The schema admits only the three names.
+        output: optional_str(arguments, "output")
+            .and_then(GrepOutput::named)
+            .unwrap_or(GrepOutput::Lines),
     };
     answer(engine.grep(&query), None)
 }

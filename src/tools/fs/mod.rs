@@ -134,6 +134,14 @@ fn path_or_root<'a>(arguments: &'a Map<String, Value>, name: &str) -> &'a str {
     arguments.get(name).and_then(Value::as_str).unwrap_or(".")
 }
 
+/// A boolean argument, false when absent (the schema has checked its type).
+fn bool_arg(arguments: &Map<String, Value>, name: &str) -> bool {
+    arguments
+        .get(name)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 /// The tool result of an engine answer: its text, with revisions as structured content. A
 /// refusal from the root is worded for the model, naming the location argument `given`.
 fn answer(
