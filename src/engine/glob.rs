@@ -75,9 +75,9 @@ pub(super) enum ScopeKind {
 }
 
 impl Engine {
-    /// The served files below the directory `path` that `pattern` keeps (see [`FileGlob`]: a
-    /// pattern without `/` matches names at any depth, one with `/` the path below `path`), in
-    /// tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
+    /// The served files below the directory `path` that `pattern` keeps (read as `rg -g` reads
+    /// it: a pattern without `/` matches names at any depth, one with `/` the path below
+    /// `path`), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
     pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, EngineError> {
         let glob = FileGlob::new(pattern, "pattern")?;
         let scope = self.search_scope(path, ScopeKind::Directory)?;
