@@ -15,7 +15,7 @@ use crate::config::{
     ConfigError, HttpSettings, Options, ProtocolMode, RootConfig, ServeConfig, ServerIdentity,
     Source, ToolSelection,
 };
-use crate::engine::Engine;
+use crate::engine::{Engine, Published};
 use crate::root::{Root, Selector};
 use crate::server::{FsmcpServer, server_info_meta};
 use crate::tools::Registry;
@@ -154,7 +154,9 @@ fn open_engine(
             key: "cursor_key_env",
             error,
         })?;
-    Ok(Engine::new(root, key, envelope_bytes).with_read_only(config.read_only))
+    Ok(Engine::new(root, key, envelope_bytes)
+        .with_read_only(config.read_only)
+        .with_published(Published::new(config.tools, &config.prefix)))
 }
 
 /// The error for a tool name root `index` would publish a second time.

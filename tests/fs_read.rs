@@ -243,7 +243,7 @@ fn a_directory_is_an_error_pointing_at_list() {
     let mut server = fs_server(&tree);
     assert_eq!(
         fs_error(&mut server, "fs_read", json!({"path": "notes"})),
-        "'notes' is a directory; use the list tool to see what it holds"
+        "'notes' is a directory; use fs_list to see what it holds"
     );
 }
 

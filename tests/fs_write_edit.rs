@@ -577,7 +577,7 @@ fn an_old_string_in_another_normalization_form_is_named_as_such() {
             "fs_edit",
             json!({"path": "menu.txt", "old-string": "caf\u{e9}", "new-string": "tea"})
         ),
-        "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as read returns it"
+        "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as fs_read returns it"
     );
     assert_eq!(
         fs_error(

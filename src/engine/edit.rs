@@ -74,7 +74,15 @@ impl Engine {
         self.check_expected(expected, &[("path", &location)])?;
         let file = location.open_file()?;
         if file.size() > EDIT_MAX_BYTES {
-            return Err(FsError::TooLargeToEdit(given.to_owned(), EDIT_MAX_BYTES).into());
+            let published = self.published();
+            return Err(FsError::TooLargeToEdit {
+                path: given.to_owned(),
+                max: EDIT_MAX_BYTES,
+                edit: published.fs("edit"),
+                write: published.fs("write"),
+                moved: published.fs("move"),
+            }
+            .into());
         }
         let mut bytes = vec![0u8; file.size() as usize];
         file.read_exact_at(&mut bytes, 0)?;
@@ -98,7 +106,12 @@ impl Engine {
         }
         let count = body.matches(old).count();
         if count == 0 {
-            return Err(no_occurrence(given, body, old));
+            return Err(no_occurrence(
+                given,
+                body,
+                old,
+                &self.published().fs("read"),
+            ));
         }
         if count > 1 && !replace_all {
             return Err(FsError::ManyOccurrences(count, given.to_owned()).into());
@@ -162,8 +175,9 @@ fn in_crlf(text: &str) -> Cow<'_, str> {
 /// The refusal for an `old-string` found nowhere in `body`: it says so plainly, unless the
 /// text is there with other line endings (in a file that mixes them, where matching is exact)
 /// or with its characters composed differently (a model's quote is often in another Unicode
-/// normalization form than the file), which it then names.
-fn no_occurrence(given: &str, body: &str, old: &str) -> EngineError {
+/// normalization form than the file), which it then names, pointing at `read` (the published
+/// name of the tool that shows the file's text exactly).
+fn no_occurrence(given: &str, body: &str, old: &str, read: &str) -> EngineError {
     let other_ending = if old.contains("\r\n") {
         old.replace("\r\n", "\n")
     } else {
@@ -174,7 +188,11 @@ fn no_occurrence(given: &str, body: &str, old: &str) -> EngineError {
     }
     let composed = |text: &str| text.nfc().collect::<String>();
     if composed(body).contains(&composed(old)) {
-        FsError::OtherNormalization(given.to_owned()).into()
+        FsError::OtherNormalization {
+            path: given.to_owned(),
+            read: read.to_owned(),
+        }
+        .into()
     } else {
         FsError::NoOccurrence(given.to_owned()).into()
     }

@@ -122,8 +122,13 @@ pub enum FsError {
     )]
     ThroughLink(String),
     /// `read` of a directory.
-    #[error("'{0}' is a directory; use the list tool to see what it holds")]
-    ReadDirectory(String),
+    #[error("'{path}' is a directory; use {list} to see what it holds")]
+    ReadDirectory {
+        /// The path as given.
+        path: String,
+        /// The published name of `list`.
+        list: String,
+    },
     /// A file whose bytes are not UTF-8.
     #[error("'{0}' is not UTF-8 text")]
     NotText(String),
@@ -135,9 +140,20 @@ pub enum FsError {
     TooLarge(String),
     /// `edit` of a file too large to rewrite in memory.
     #[error(
-        "'{0}' is larger than edit rewrites ({1} bytes at most); change it with write or move instead"
+        "'{path}' is larger than {edit} rewrites ({max} bytes at most); change it with {write} or {moved} instead"
     )]
-    TooLargeToEdit(String, u64),
+    TooLargeToEdit {
+        /// The path as given.
+        path: String,
+        /// The most bytes `edit` rewrites.
+        max: u64,
+        /// The published name of `edit`.
+        edit: String,
+        /// The published name of `write`.
+        write: String,
+        /// The published name of `move`.
+        moved: String,
+    },
     /// A write or move whose parent directory is missing.
     #[error("Parent directory of '{0}' does not exist; create it with the mkdir tool first")]
     ParentMissing(String),
@@ -178,9 +194,14 @@ pub enum FsError {
     OtherLineEnding(String),
     /// An `old-string` not in the file as written, but there in another normalization form.
     #[error(
-        "Found no occurrence of 'old-string' in '{0}' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as read returns it"
+        "Found no occurrence of 'old-string' in '{path}' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as {read} returns it"
     )]
-    OtherNormalization(String),
+    OtherNormalization {
+        /// The path as given.
+        path: String,
+        /// The published name of `read`.
+        read: String,
+    },
     /// `move` onto an existing path.
     #[error("'{0}' already exists; delete it first if you mean to replace it")]
     TargetExists(String),

@@ -82,20 +82,21 @@ impl Engine {
         &self,
         given: &str,
         path: &RelPath,
-        on_directory: fn(String) -> FsError,
+        on_directory: impl FnOnce(String) -> FsError,
     ) -> Result<Location, EngineError> {
         let location = self.served_location(given, path, true)?;
+        let given = given.to_owned();
         let refusal = match location.node() {
-            Node::File(_) if !self.serves_file(path, &location) => FsError::NotServed,
+            Node::File(_) if !self.serves_file(path, &location) => FsError::NotServed(given),
             Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
-                FsError::TooLarge
+                FsError::TooLarge(given)
             }
             Node::File(_) => return Ok(location),
-            Node::Absent => FsError::Missing,
-            Node::Directory(_) => on_directory,
-            Node::Symlink(..) | Node::Other(_) => FsError::NotRegular,
+            Node::Absent => FsError::Missing(given),
+            Node::Directory(_) => on_directory(given),
+            Node::Symlink(..) | Node::Other(_) => FsError::NotRegular(given),
         };
-        Err(refusal(given.to_owned()).into())
+        Err(refusal.into())
     }
 
     /// Whether the selector serves the file at `path`, and the file a followed link led to.

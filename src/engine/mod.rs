@@ -21,6 +21,7 @@ mod locate;
 mod map;
 mod memo;
 mod page;
+mod published;
 mod read;
 mod revision;
 mod search;
@@ -43,6 +44,7 @@ pub use grep::{GrepOutput, GrepQuery, MAX_CONTEXT, MAX_LINE_BYTES, MAX_RESULTS};
 pub use locate::FsAnswer;
 pub use map::{MAX_SOURCE_BYTES, MapQuery, SKIPPED_DIRECTORIES};
 pub use page::{Candidate, Fitter, Limit, Page, escaped_len};
+pub use published::{Published, published_name};
 pub use revision::{ABSENT, Revision, SCHEME, expected_revisions, revisions_value};
 pub use shown::shown_path;
 pub use terms::{Terms, parse_terms};
@@ -70,6 +72,8 @@ pub struct Engine {
     /// Serializes observations and mutations of the model-facing tools on this root.
     mutation: Mutex<()>,
     read_only: bool,
+    /// The tools this root publishes, which answers may point the model to.
+    published: Published,
     fitter: Fitter,
     /// What `map` parsed, per file, while the file stays unchanged.
     map_cache: Mutex<map::TagCache>,
@@ -99,6 +103,7 @@ impl Engine {
             )),
             mutation: Mutex::new(()),
             read_only: false,
+            published: Published::default(),
             map_cache: Mutex::new(map::TagCache::default()),
             listing_states: memo::Memo::default(),
             found: memo::Memo::default(),
@@ -128,6 +133,18 @@ impl Engine {
     /// Whether the root is served without mutating tools.
     pub fn is_read_only(&self) -> bool {
         self.read_only
+    }
+
+    /// Records which tools this root publishes, so answers name only those (by default the fs
+    /// set under its default prefix).
+    pub fn with_published(mut self, published: Published) -> Engine {
+        self.published = published;
+        self
+    }
+
+    /// The tools this root publishes.
+    pub fn published(&self) -> &Published {
+        &self.published
     }
 
     fn memo(&self) -> std::sync::MutexGuard<'_, DigestCache> {

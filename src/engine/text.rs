@@ -5,7 +5,7 @@
 
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
-use super::{Engine, EngineError, FsAnswer, FsError};
+use super::{Engine, EngineError, FsAnswer, FsError, Published};
 use crate::root::RootError;
 
 /// Bytes kept free in the result budget for the envelope and the revisions.
@@ -22,7 +22,10 @@ impl Engine {
     ) -> Result<FsAnswer, EngineError> {
         let path = self.fs_path(given)?;
         let _guard = self.lock();
-        let location = self.served_file(given, &path, FsError::ReadDirectory)?;
+        let location = self.served_file(given, &path, |path| FsError::ReadDirectory {
+            path,
+            list: self.published().fs("list"),
+        })?;
         let file = location.open_file().map_err(|e| match e {
             RootError::NotReadable => FsError::NotRegular(given.to_owned()).into(),
             other => EngineError::from(other),
@@ -78,7 +81,7 @@ impl Engine {
         let digest = scan.digest();
         self.memo().remember(file.identity(), digest.clone());
         let revision = Revision::of_digest(digest);
-        let text = scan.answer(given, whole, first);
+        let text = scan.answer(given, whole, first, self.published());
         Ok(FsAnswer {
             text,
             revisions: Some(revisions_value(&[("path", revision)])),
@@ -169,7 +172,7 @@ impl Scan {
         }
     }
 
-    fn answer(self, given: &str, whole: bool, first: u64) -> String {
+    fn answer(self, given: &str, whole: bool, first: u64, published: &Published) -> String {
         if whole && let Some(text) = self.whole_text {
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             return text.to_owned();
@@ -181,8 +184,16 @@ impl Scan {
         let start = if whole { 1 } else { first };
         let shown = self.window.len() as u64;
         if shown == 0 {
+            // Only tools this root publishes: with the ptc set, read_text_file reads a long
+            // line in pieces.
+            let grep = format!("find what you need in it with {}", published.fs("grep"));
+            let instead = if published.ptc() {
+                format!("read it in pieces with read_text_file or {grep}")
+            } else {
+                grep
+            };
             return format!(
-                "[line {start} of {total} total is longer than one answer holds; read the file with the ptc tools or narrow it down with grep]"
+                "[line {start} of {total} total is longer than one answer holds; {instead}]"
             );
         }
         let end = start + shown - 1;

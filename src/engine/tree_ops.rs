@@ -65,9 +65,10 @@ impl Engine {
             let mut text = shown.join("\n");
             if shown.len() < entries.len() {
                 text.push_str(&format!(
-                    "\n\n[listed {} of {} entries; the rest did not fit in one answer: use glob with a narrower pattern]",
+                    "\n\n[listed {} of {} entries; the rest did not fit in one answer: use {} with a narrower pattern]",
                     shown.len(),
-                    entries.len()
+                    entries.len(),
+                    self.published().fs("glob")
                 ));
             }
             text

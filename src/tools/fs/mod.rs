@@ -21,19 +21,11 @@ use serde_json::{Map, Value, json};
 
 use super::{ToolOutput, ToolSpec};
 use crate::config::Limits;
+pub use crate::engine::published_name;
 use crate::engine::{EngineError, FsAnswer};
 
 /// The reserved argument carrying expected revisions (never advertised in a schema).
 const EXPECTED: &str = "_expected-revisions";
-
-/// The tool's published name under `prefix`.
-pub fn published_name(prefix: &str, base: &str) -> String {
-    if prefix.is_empty() {
-        base.to_owned()
-    } else {
-        format!("{prefix}_{base}")
-    }
-}
 
 /// The fs tools in their published order.
 pub fn tools(_limits: &Limits, prefix: &str) -> Vec<ToolSpec> {
