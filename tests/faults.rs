@@ -67,7 +67,7 @@ fn a_call_past_its_deadline_is_refused_whole() {
     assert_eq!(result["isError"], true);
     assert_eq!(
         result["content"][0]["text"],
-        "the call ran past its time limit (--max-call-seconds); narrow it to a smaller path, pattern or page and call again"
+        "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)"
     );
     let fine = server.call_result("fs_glob", json!({"pattern": "*.txt"}));
     assert_eq!(fine["content"][0]["text"], "a.txt\nd/b.txt");

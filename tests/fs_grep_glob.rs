@@ -370,7 +370,7 @@ fn a_long_glob_answer_stops_at_a_whole_path() {
     assert_eq!(
         notice,
         format!(
-            "[output stopped at {} bytes; narrow the pattern or the path]",
+            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); narrow the pattern or the path, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
             kept.len()
         )
     );
@@ -756,7 +756,7 @@ fn a_long_grep_answer_stops_at_a_whole_line_within_the_result_limit() {
     assert_eq!(
         notice,
         format!(
-            "[output stopped at {} bytes; narrow the path or glob, or lower max-results]",
+            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); narrow the path or glob, lower max-results, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
             kept.len()
         )
     );
@@ -851,7 +851,7 @@ fn one_deep_directory_is_passed_over_with_a_notice_not_a_refusal() {
     let deep = deep.join("/");
     fs_text(&mut server, "fs_mkdir", json!({"path": deep}));
     tree.put(&format!("{deep}/hidden.rs"), "fn needle() {}\n");
-    let notice = "\n\n[not searched: 1 directory deeper than the 64-level depth limit, 'd0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16/d1…'; raise --max-depth to reach it]";
+    let notice = "\n\n[not searched: 'd0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16/d1…', a directory deeper than 64 levels (the depth limit); raise it with --max-depth (config key limits.max_depth)]";
     assert_eq!(
         grep(&mut server, json!({"pattern": "needle"})),
         format!("deep.txt:1:needle\nsrc/lib.rs:1:fn needle() {{}}{notice}")

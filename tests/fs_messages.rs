@@ -14,6 +14,228 @@ use std::fs::File;
 use support::fs::*;
 use support::*;
 
+/// Six files in three directories, a `README.md` among them.
+fn six_files() -> Tree {
+    Tree::new()
+        .file("README.md", "# readme\n")
+        .file("a.txt", "alpha\n")
+        .file("d/b.txt", "beta\n")
+        .file("d/c.txt", "gamma\n")
+        .file("d/e/f.txt", "delta\n")
+        .file("d/e/g.txt", "epsilon\n")
+}
+
+/// A server publishing both sets over `tree` with `limits` added.
+fn both_sets(tree: &Tree, limits: &[&str]) -> Server {
+    let mut args = vec!["--tools", "ptc,fs", "--include", "**"];
+    args.extend_from_slice(limits);
+    Server::start(tree.path(), &args)
+}
+
+/// The fs refusal of a walk that went over a limit, for tools whose walk `path` narrows.
+fn walk_refusal(what: &str, limit: &str, key: &str) -> String {
+    format!(
+        "{what} (the {limit}); narrow path to a smaller directory, or raise it with --{} (config key limits.{key})",
+        key.replace('_', "-")
+    )
+}
+
+#[test]
+fn a_walk_over_the_file_limit_names_the_limit_for_fs_and_keeps_ptc_words() {
+    let tree = six_files();
+    let mut server = both_sets(&tree, &["--max-files", "3"]);
+    let refusal = walk_refusal(
+        "the walk selected more than 3 files",
+        "file limit",
+        "max_files",
+    );
+    for (tool, args) in [
+        ("fs_glob", json!({"pattern": "*.txt"})),
+        ("fs_grep", json!({"pattern": "a"})),
+        ("fs_map", json!({})),
+    ] {
+        assert_eq!(fs_error(&mut server, tool, args), refusal, "{tool}");
+    }
+    // Narrowing the path is what the message asks for, and it works.
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_glob",
+            json!({"pattern": "*.txt", "path": "d/e"})
+        ),
+        "d/e/f.txt\nd/e/g.txt"
+    );
+    // A listing has no path to narrow: it says only how to raise the limit.
+    let tree = Tree::new()
+        .file("many/1.txt", "")
+        .file("many/2.txt", "")
+        .file("many/3.txt", "")
+        .file("many/4.txt", "");
+    let mut server = both_sets(&tree, &["--max-files", "3"]);
+    assert_eq!(
+        fs_error(&mut server, "fs_list", json!({"path": "many"})),
+        "the walk selected more than 3 files (the file limit); raise it with --max-files (config key limits.max_files)"
+    );
+    for (tool, args) in [
+        ("search_files", json!({"query": "txt"})),
+        ("list_directory", json!({"path": "many"})),
+    ] {
+        assert_eq!(
+            server.call_error(tool, args),
+            "file limit exceeded",
+            "{tool}"
+        );
+    }
+}
+
+#[test]
+fn walks_over_the_directory_and_entry_limits_name_them_for_fs_and_keep_ptc_words() {
+    let tree = six_files();
+    let mut server = both_sets(&tree, &["--max-directories", "2"]);
+    assert_eq!(
+        fs_error(&mut server, "fs_grep", json!({"pattern": "a"})),
+        walk_refusal(
+            "the walk entered more than 2 directories",
+            "directory limit",
+            "max_directories"
+        )
+    );
+    assert_eq!(
+        server.call_error("search_text", json!({"query": "a"})),
+        "directory limit exceeded"
+    );
+    let mut server = both_sets(&tree, &["--max-entries", "3"]);
+    assert_eq!(
+        fs_error(&mut server, "fs_glob", json!({"pattern": "*"})),
+        walk_refusal(
+            "the walk read more than 3 directory entries",
+            "entry limit",
+            "max_entries"
+        )
+    );
+    assert_eq!(
+        server.call_error("search_files", json!({"query": "txt"})),
+        "directory entry limit exceeded"
+    );
+}
+
+#[test]
+fn a_refusal_at_the_depth_limit_names_it_for_fs_and_keeps_ptc_words() {
+    let tree = Tree::new().file("victim/a/b/c/x.txt", "x\n");
+    let mut server = both_sets(&tree, &["--max-depth", "2"]);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_delete",
+            json!({"path": "victim", "recursive": true})
+        ),
+        "the walk reached a directory more than 2 levels deep (the depth limit); delete a directory further down first, or raise it with --max-depth (config key limits.max_depth)"
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_list", json!({"path": "victim/a/b"})),
+        "the walk reached a directory more than 2 levels deep (the depth limit); raise it with --max-depth (config key limits.max_depth)"
+    );
+    assert_eq!(
+        server.call_error("list_directory", json!({"path": "victim/a/b"})),
+        "directory depth limit exceeded"
+    );
+    // Nothing was deleted.
+    assert_eq!(tree.bytes("victim/a/b/c/x.txt"), b"x\n");
+}
+
+#[test]
+fn a_file_over_the_size_limit_names_it_for_fs_and_keeps_ptc_words() {
+    let tree = Tree::new().file("big.txt", "0123456789abcdef\n");
+    let mut server = both_sets(&tree, &["--max-file-bytes", "10"]);
+    let refusal = "'big.txt' is larger than 10 bytes (the file size limit); raise it with --max-file-bytes (config key limits.max_file_bytes)";
+    for (tool, args) in [
+        ("fs_read", json!({"path": "big.txt"})),
+        ("fs_grep", json!({"pattern": "0", "path": "big.txt"})),
+        (
+            "fs_edit",
+            json!({"path": "big.txt", "old-string": "0", "new-string": "1"}),
+        ),
+    ] {
+        assert_eq!(fs_error(&mut server, tool, args), refusal, "{tool}");
+    }
+    assert_eq!(
+        server.call_error("read_text_file", json!({"path": "big.txt"})),
+        "file exceeds the configured size limit"
+    );
+}
+
+#[test]
+fn content_over_the_write_limit_names_it_for_fs_and_keeps_ptc_words() {
+    let tree = Tree::new().file("a.txt", "x\n");
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "ptc,fs",
+            "--include",
+            "**",
+            "--max-write-bytes",
+            "10",
+            "--prefix",
+            "notes",
+        ],
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "notes_write",
+            json!({"path": "b.txt", "content": "0123456789ab"})
+        ),
+        "content is 12 bytes, more than 10 (the write limit); write a part with notes_write and add the rest with notes_edit, or raise it with --max-write-bytes (config key limits.max_write_bytes)"
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "notes_edit",
+            json!({"path": "a.txt", "old-string": "x", "new-string": "x".repeat(21)})
+        ),
+        "The edit would add 20 bytes to 'a.txt', more than 10 (the write limit); replace fewer occurrences or a shorter text, or raise it with --max-write-bytes (config key limits.max_write_bytes)"
+    );
+    assert_eq!(
+        server.call_error(
+            "write_text_file",
+            json!({"path": "b.txt", "content": "0123456789ab"})
+        ),
+        "content exceeds the 10-byte write limit"
+    );
+}
+
+#[test]
+fn a_call_past_its_time_limit_names_the_key_for_fs_and_keeps_ptc_words() {
+    let tree = six_files();
+    for (tool, args, refusal) in [
+        (
+            "fs_grep",
+            json!({"pattern": "a"}),
+            "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)",
+        ),
+        (
+            "search_text",
+            json!({"query": "a"}),
+            "the call ran past its time limit (--max-call-seconds); narrow it to a smaller path, pattern or page and call again",
+        ),
+    ] {
+        let mut server = Server::start_with_env(
+            tree.path(),
+            &[
+                "--tools",
+                "ptc,fs",
+                "--include",
+                "**",
+                "--max-call-seconds",
+                "1",
+            ],
+            &[("FSMCP_TEST_FAULT", &format!("{tool}:slow"))],
+        );
+        assert_eq!(server.call_error(tool, args), refusal, "{tool}");
+    }
+}
+
 #[test]
 fn refusals_that_point_at_another_tool_use_its_published_name() {
     let tree = Tree::new().file("notes/todo.md", "x\n").file("big.txt", "");
@@ -55,17 +277,70 @@ fn long_line_notice(tree: &Tree, args: &[&str], tool: &str) -> String {
 }
 
 #[test]
-fn the_long_line_notice_names_no_ptc_tool_when_none_is_published() {
+fn the_long_line_notice_names_the_result_limit_and_only_published_tools() {
     let tree = one_long_line();
-    let fs_only = long_line_notice(&tree, &["--tools", "fs"], "fs_read");
-    assert!(fs_only.starts_with("[line 1 of 1 total "), "{fs_only}");
-    assert!(fs_only.contains("with fs_grep"), "{fs_only}");
-    assert!(
-        !fs_only.contains("ptc") && !fs_only.contains("read_text_file"),
-        "{fs_only}"
+    let notice = |instead: &str| {
+        format!(
+            "[line 1 of 1 total does not fit, as one answer holds at most 48000 bytes (the result limit); {instead}, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+        )
+    };
+    for (args, tool, instead) in [
+        (
+            &["--tools", "fs"][..],
+            "fs_read",
+            "find what you need in it with fs_grep",
+        ),
+        (
+            &["--tools", "fs", "--prefix", "notes"],
+            "notes_read",
+            "find what you need in it with notes_grep",
+        ),
+        (
+            &["--tools", "fs", "--prefix", ""],
+            "read",
+            "find what you need in it with grep",
+        ),
+        (
+            &["--tools", "ptc,fs"],
+            "fs_read",
+            "read it in pieces with read_text_file or find what you need in it with fs_grep",
+        ),
+    ] {
+        assert_eq!(
+            long_line_notice(&tree, args, tool),
+            notice(instead),
+            "{args:?}"
+        );
+    }
+    // At its largest value the limit is not offered to be raised.
+    let wider = Tree::new().file("wide.txt", format!("{}\n", "w".repeat(1_100_000)));
+    assert_eq!(
+        long_line_notice(
+            &wider,
+            &["--tools", "fs", "--max-result-bytes", "1048576"],
+            "fs_read"
+        ),
+        "[line 1 of 1 total does not fit, as one answer holds at most 1048576 bytes (the result limit); find what you need in it with fs_grep]"
     );
-    let prefixed = long_line_notice(&tree, &["--tools", "fs", "--prefix", "notes"], "notes_read");
-    assert!(prefixed.contains("with notes_grep"), "{prefixed}");
-    let both = long_line_notice(&tree, &["--tools", "ptc,fs"], "fs_read");
-    assert!(both.contains("with read_text_file"), "{both}");
+}
+
+#[test]
+fn a_listing_cut_by_the_result_limit_names_it_and_a_published_tool() {
+    let mut tree = Tree::new();
+    for n in 0..1500 {
+        tree = tree.file(&format!("many/entry-{n:05}-with-a-longer-name.txt"), "");
+    }
+    let mut server = Server::start(
+        tree.path(),
+        &["--tools", "fs", "--include", "**", "--prefix", "mine"],
+    );
+    let text = fs_text(&mut server, "mine_list", json!({"path": "many"}));
+    let (kept, notice) = text.split_once("\n\n").expect("a notice");
+    let shown = kept.split('\n').count();
+    assert_eq!(
+        notice,
+        format!(
+            "[listed {shown} of 1500 entries, as one answer holds at most 48000 bytes (the result limit); find the rest with mine_glob and a narrower pattern, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+        )
+    );
 }

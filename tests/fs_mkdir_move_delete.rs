@@ -661,7 +661,7 @@ fn a_deep_chain_renamed_into_a_tree_being_deleted_is_left_whole() {
                 "Deleted directory 'victim' and everything below it",
                 "Deleted empty directory 'victim'",
                 "'victim' does not exist",
-                "directory depth limit exceeded",
+                "the walk reached a directory more than 64 levels deep (the depth limit); delete a directory further down first, or raise it with --max-depth (config key limits.max_depth)",
                 "'victim' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again",
                 "'victim' changed while it was being read; call again",
             ]

@@ -675,7 +675,7 @@ fn a_replace_all_may_grow_a_file_by_no_more_than_the_write_limit() {
                 json!({"path": "big.txt", "old-string": "a", "new-string": new, "replace-all": true})
             ),
             format!(
-                "The edit would add {grown} bytes to 'big.txt', more than the 65536-byte write limit; replace fewer occurrences or a shorter text"
+                "The edit would add {grown} bytes to 'big.txt', more than 65536 (the write limit); replace fewer occurrences or a shorter text, or raise it with --max-write-bytes (config key limits.max_write_bytes)"
             )
         );
     }

@@ -62,12 +62,15 @@ impl Default for Limits {
     }
 }
 
-/// One limit's spellings and valid range: the `Limits` field and config-file key (`key`), the
-/// command-line flag (`flag`), and the inclusive bounds every value must lie in.
+/// One limit's spellings and valid range: the `Limits` field and config-file key (`key`), its
+/// name in messages (`name`), the command-line flag (`flag`), and the inclusive bounds every
+/// value must lie in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitSpec {
     /// The field of [`Limits`], also the key in a config file's `limits` object.
     pub key: &'static str,
+    /// What messages call it ("file limit"), so every message names a limit the same way.
+    pub name: &'static str,
     /// The command-line flag that sets it.
     pub flag: &'static str,
     /// Smallest valid value.
@@ -80,66 +83,77 @@ pub struct LimitSpec {
 pub const LIMIT_SPECS: [LimitSpec; 11] = [
     LimitSpec {
         key: "max_files",
+        name: "file limit",
         flag: "--max-files",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_directories",
+        name: "directory limit",
         flag: "--max-directories",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_depth",
+        name: "depth limit",
         flag: "--max-depth",
         min: 0,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_entries",
+        name: "entry limit",
         flag: "--max-entries",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_file_bytes",
+        name: "file size limit",
         flag: "--max-file-bytes",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_read_bytes",
+        name: "read limit",
         flag: "--max-read-bytes",
         min: MIN_READ_BYTES,
         max: MAX_PAGE_BYTES,
     },
     LimitSpec {
         key: "max_scan_bytes",
+        name: "scan limit",
         flag: "--max-scan-bytes",
         min: MIN_SCAN_BYTES,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_result_bytes",
+        name: "result limit",
         flag: "--max-result-bytes",
         min: MIN_RESULT_BYTES,
         max: MAX_PAGE_BYTES,
     },
     LimitSpec {
         key: "max_write_bytes",
+        name: "write limit",
         flag: "--max-write-bytes",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_cursor_hash_bytes",
+        name: "cursor hash limit",
         flag: "--max-cursor-hash-bytes",
         min: 1,
         max: MAX_SAFE_INTEGER,
     },
     LimitSpec {
         key: "max_call_seconds",
+        name: "call time limit",
         flag: "--max-call-seconds",
         min: 1,
         max: 86_400,
@@ -244,18 +258,21 @@ impl Default for HttpLimits {
 pub const HTTP_LIMIT_SPECS: [LimitSpec; 3] = [
     LimitSpec {
         key: "header_read_seconds",
+        name: "header read time limit",
         flag: "--http-header-read-seconds",
         min: 1,
         max: 3_600,
     },
     LimitSpec {
         key: "idle_seconds",
+        name: "idle time limit",
         flag: "--http-idle-seconds",
         min: 1,
         max: 86_400,
     },
     LimitSpec {
         key: "max_connections",
+        name: "connection limit",
         flag: "--http-max-connections",
         min: 1,
         max: 65_536,

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
 use super::revision::{Revision, revisions_value};
-use super::{Engine, EngineError, FsAnswer, FsError};
+use super::{Engine, EngineError, FsAnswer, FsError, OverLimit};
 use crate::root::{Location, Node};
 
 /// A UTF-8 byte-order mark.
@@ -28,7 +28,18 @@ impl Engine {
         let path = self.fs_path(given)?;
         let limit = self.root().limits().max_write_bytes;
         if content.len() as u64 > limit {
-            return Err(EngineError::ContentTooLarge(limit));
+            let published = self.published();
+            return Err(FsError::OverLimit(OverLimit::new(
+                "max_write_bytes",
+                limit,
+                format!("content is {} bytes, more than {limit}", content.len()),
+                Some(format!(
+                    "write a part with {} and add the rest with {}",
+                    published.fs("write"),
+                    published.fs("edit")
+                )),
+            ))
+            .into());
         }
         if path.is_root() {
             return Err(FsError::IsDirectory(given.to_owned()).into());
@@ -123,7 +134,13 @@ impl Engine {
             .saturating_mul(count as u64);
         let limit = self.root().limits().max_write_bytes;
         if grown > limit {
-            return Err(FsError::EditTooLarge(given.to_owned(), grown, limit).into());
+            return Err(FsError::OverLimit(OverLimit::new(
+                "max_write_bytes",
+                limit,
+                format!("The edit would add {grown} bytes to '{given}', more than {limit}"),
+                Some("replace fewer occurrences or a shorter text".to_owned()),
+            ))
+            .into());
         }
         let replaced = if replace_all {
             body.replace(old, new)

@@ -1,5 +1,14 @@
 //! The engine's refusals. Each `Display` is the exact sentence a client reads.
+//!
+//! [`EngineError`] carries both vocabularies: its own variants and [`RootError`] in the words
+//! the program-facing tools keep, and [`FsError`] in the words of the model-facing tools.
+//! [`EngineError::worded_for`] turns a root refusal into the model-facing words, and every
+//! model-facing message about a limit is an [`OverLimit`].
 
+use std::fmt;
+
+use crate::config::Limits;
+use crate::config::limits::LimitSpec;
 use crate::root::{PathError, RootError};
 
 /// Why a tool call was refused or failed; the message tells the caller what to do next.
@@ -135,9 +144,9 @@ pub enum FsError {
     /// A FIFO, socket, device or link where a regular file is needed.
     #[error("'{0}' is not a regular file")]
     NotRegular(String),
-    /// A file over `--max-file-bytes`.
-    #[error("'{0}' is larger than this root serves")]
-    TooLarge(String),
+    /// A refusal caused by one of the root's limits.
+    #[error("{0}")]
+    OverLimit(OverLimit),
     /// `edit` of a file too large to rewrite in memory.
     #[error(
         "'{path}' is larger than {edit} rewrites ({max} bytes at most); change it with {write} or {moved} instead"
@@ -179,11 +188,6 @@ pub enum FsError {
     /// An empty `old-string`.
     #[error("'old-string' is empty; quote the text to replace")]
     EmptyOldString,
-    /// An edit that would grow the file by more than `--max-write-bytes`.
-    #[error(
-        "The edit would add {1} bytes to '{0}', more than the {2}-byte write limit; replace fewer occurrences or a shorter text"
-    )]
-    EditTooLarge(String, u64, u64),
     /// `old-string` equal to `new-string`.
     #[error("'old-string' and 'new-string' are identical; nothing would change")]
     IdenticalStrings,
@@ -292,20 +296,154 @@ pub enum FsError {
 
 impl EngineError {
     /// The model-facing wording of a refusal that came from the root in its program-facing
-    /// words (a race can surface one in the middle of an operation), naming `given`.
-    pub fn worded_for(self, given: &str) -> EngineError {
-        let given = given.to_owned();
+    /// words: a limit as an [`OverLimit`] (with `narrow`, what the caller can change when a
+    /// walk goes over one), and, with `given`, the location argument it concerns, the other
+    /// refusals a race can surface in the middle of an operation.
+    pub fn worded_for(
+        self,
+        given: Option<&str>,
+        limits: &Limits,
+        narrow: Option<&str>,
+    ) -> EngineError {
         let EngineError::Root(error) = self else {
             return self;
         };
-        match error {
-            RootError::NotServed => FsError::Missing(given).into(),
-            RootError::Excluded => FsError::NotServed(given).into(),
-            RootError::NotReadable | RootError::NotWritable => FsError::NotRegular(given).into(),
-            RootError::TooLarge => FsError::TooLarge(given).into(),
-            RootError::ReadFailed | RootError::Changed => FsError::Changed(given).into(),
-            RootError::WriteFailed => FsError::Refused(given).into(),
-            other => EngineError::Root(other),
+        let walk = |key: &str, value: u64, what: String| -> EngineError {
+            FsError::OverLimit(OverLimit::new(key, value, what, narrow.map(str::to_owned))).into()
+        };
+        let over = |n: u64, one: &str, many: &str| format!("more than {}", count(n, one, many));
+        match (error, given.map(str::to_owned)) {
+            (RootError::FileLimit, _) => walk(
+                "max_files",
+                limits.max_files,
+                format!(
+                    "the walk selected {}",
+                    over(limits.max_files, "file", "files")
+                ),
+            ),
+            (RootError::DirectoryLimit, _) => walk(
+                "max_directories",
+                limits.max_directories,
+                format!(
+                    "the walk entered {}",
+                    over(limits.max_directories, "directory", "directories")
+                ),
+            ),
+            (RootError::EntryLimit, _) => walk(
+                "max_entries",
+                limits.max_entries,
+                format!(
+                    "the walk read {}",
+                    over(limits.max_entries, "directory entry", "directory entries")
+                ),
+            ),
+            (RootError::DepthLimit, _) => walk(
+                "max_depth",
+                limits.max_depth,
+                format!(
+                    "the walk reached a directory {} deep",
+                    over(limits.max_depth, "level", "levels")
+                ),
+            ),
+            (RootError::Deadline, _) => FsError::OverLimit(OverLimit::new(
+                "max_call_seconds",
+                limits.max_call_seconds,
+                format!(
+                    "the call ran past {}",
+                    count(limits.max_call_seconds, "second", "seconds")
+                ),
+                Some("call again with a smaller path or a simpler pattern".to_owned()),
+            ))
+            .into(),
+            (RootError::TooLarge, Some(given)) => {
+                FsError::OverLimit(OverLimit::file_size(given, limits.max_file_bytes)).into()
+            }
+            (RootError::NotServed, Some(given)) => FsError::Missing(given).into(),
+            (RootError::Excluded, Some(given)) => FsError::NotServed(given).into(),
+            (RootError::NotReadable | RootError::NotWritable, Some(given)) => {
+                FsError::NotRegular(given).into()
+            }
+            (RootError::ReadFailed | RootError::Changed, Some(given)) => {
+                FsError::Changed(given).into()
+            }
+            (RootError::WriteFailed, Some(given)) => FsError::Refused(given).into(),
+            (other, _) => EngineError::Root(other),
         }
     }
+}
+
+/// A refusal or notice caused by one of the root's limits, in the words every model-facing
+/// message about a limit shares: what went over (naming the limit's value), the limit's name,
+/// what the caller can narrow instead, and the flag and config key that raise it (left out
+/// when the limit is already at its largest valid value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverLimit {
+    what: String,
+    spec: &'static LimitSpec,
+    value: u64,
+    narrow: Option<String>,
+}
+
+impl OverLimit {
+    /// `what` went over the limit whose config key is `key`, whose value is `value`; `narrow`
+    /// is what the caller can change instead, if anything.
+    ///
+    /// # Panics
+    /// When `key` names no limit: the keys are the engine's own constants.
+    pub fn new(key: &str, value: u64, what: String, narrow: Option<String>) -> OverLimit {
+        OverLimit {
+            what,
+            spec: LimitSpec::by_key(key).expect("the config key of a limit"),
+            value,
+            narrow,
+        }
+    }
+
+    /// The notice of an answer cut to fit `--max-result-bytes` (`max`): `what` was cut, and
+    /// `narrow` says how to get the rest.
+    pub fn result_size(what: String, max: u64, narrow: String) -> OverLimit {
+        OverLimit::new(
+            "max_result_bytes",
+            max,
+            format!(
+                "{what}, as one answer holds at most {}",
+                count(max, "byte", "bytes")
+            ),
+            Some(narrow),
+        )
+    }
+
+    /// The refusal of the file `given`, larger than `--max-file-bytes` (`max`).
+    pub fn file_size(given: String, max: u64) -> OverLimit {
+        OverLimit::new(
+            "max_file_bytes",
+            max,
+            format!("'{given}' is larger than {}", count(max, "byte", "bytes")),
+            None,
+        )
+    }
+}
+
+impl fmt::Display for OverLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = self.spec;
+        write!(f, "{} (the {})", self.what, spec.name)?;
+        let raise = (self.value < spec.max).then(|| {
+            format!(
+                "raise it with {} (config key limits.{})",
+                spec.flag, spec.key
+            )
+        });
+        match (&self.narrow, raise) {
+            (Some(narrow), Some(raise)) => write!(f, "; {narrow}, or {raise}"),
+            (Some(narrow), None) => write!(f, "; {narrow}"),
+            (None, Some(raise)) => write!(f, "; {raise}"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// `n` and the noun that goes with it: `1 file`, `2 files`.
+pub(super) fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

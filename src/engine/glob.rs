@@ -16,15 +16,16 @@
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 
+use super::error::count;
 use super::file_glob::FileGlob;
 use super::page::escaped_len;
 use super::shown::shown_path;
 use super::text::RESULT_HEADROOM;
-use super::{Engine, EngineError, FsAnswer, FsError};
+use super::{Engine, EngineError, FsAnswer, FsError, OverLimit};
 use crate::root::{Node, RelPath};
 
-/// Bytes kept free for a stop notice (the longest is under 100 bytes).
-const NOTICE_RESERVE: u64 = 128;
+/// Bytes kept free for a stop notice (the longest is under 200 bytes).
+const NOTICE_RESERVE: u64 = 256;
 
 /// How many bytes the lines of an answer may take, measured as they travel (JSON-escaped, see
 /// [`escaped_len`]): `--max-result-bytes` less the envelope headroom and room for a notice.
@@ -37,9 +38,15 @@ pub(super) fn no_matches(pattern: &str, path: &str) -> String {
     format!("No matches for '{pattern}' under '{path}'")
 }
 
-/// The notice closing an answer cut to fit the result limit, after `kept` bytes of lines.
-pub(super) fn output_stopped(kept: usize, advice: &str) -> String {
-    format!("\n\n[output stopped at {kept} bytes; {advice}]")
+/// The notice closing an answer cut to fit the result limit (`max_result_bytes`) after `kept`
+/// bytes of lines; `narrow` says how to get the rest.
+pub(super) fn output_stopped(kept: usize, max_result_bytes: u64, narrow: &str) -> String {
+    let over = OverLimit::result_size(
+        format!("output stopped at {kept} bytes"),
+        max_result_bytes,
+        narrow.to_owned(),
+    );
+    format!("\n\n[{over}]")
 }
 
 /// The notice closing an answer whose walk passed over directories deeper than the depth
@@ -55,14 +62,24 @@ pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<Str
         shown.truncate(cut);
         shown.push('…');
     }
-    Some(match too_deep.len() {
-        1 => format!(
-            "\n\n[not searched: 1 directory deeper than the {max_depth}-level depth limit, '{shown}'; raise --max-depth to reach it]"
-        ),
+    let which = match too_deep.len() {
+        1 => format!("'{shown}', a directory"),
         n => format!(
-            "\n\n[not searched: {n} directories deeper than the {max_depth}-level depth limit, the first '{shown}'; raise --max-depth to reach them]"
+            "'{shown}' and {}",
+            count(n as u64 - 1, "more directory", "more directories")
         ),
-    })
+    };
+    // Narrowing cannot help: depth counts from the root, whatever path was given.
+    let over = OverLimit::new(
+        "max_depth",
+        max_depth,
+        format!(
+            "not searched: {which} deeper than {}",
+            count(max_depth, "level", "levels")
+        ),
+        None,
+    );
+    Some(format!("\n\n[{over}]"))
 }
 
 /// What a search scope may be.
@@ -96,6 +113,7 @@ impl Engine {
             if used + cost > budget {
                 text.push_str(&output_stopped(
                     text.len(),
+                    self.root().limits().max_result_bytes,
                     "narrow the pattern or the path",
                 ));
                 break;
@@ -134,7 +152,7 @@ impl Engine {
                 if !self.serves_file(&path, &location) {
                     FsError::NotServed
                 } else if info.identity.size > self.root().limits().max_file_bytes {
-                    FsError::TooLarge
+                    return Err(self.too_large(given.to_owned()).into());
                 } else {
                     return Ok(path);
                 }
@@ -176,8 +194,23 @@ mod tests {
     fn messages() {
         assert_eq!(no_matches("*.zzz", "."), "No matches for '*.zzz' under '.'");
         assert_eq!(
-            output_stopped(12, "narrow it"),
-            "\n\n[output stopped at 12 bytes; narrow it]"
+            output_stopped(12, 48_000, "narrow it"),
+            "\n\n[output stopped at 12 bytes, as one answer holds at most 48000 bytes (the result limit); narrow it, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+        );
+        // At its largest value the limit cannot be raised, so the notice does not say to.
+        assert_eq!(
+            output_stopped(12, 1_048_576, "narrow it"),
+            "\n\n[output stopped at 12 bytes, as one answer holds at most 1048576 bytes (the result limit); narrow it]"
+        );
+        let deep = ["a/b".to_owned(), "a/c".to_owned()];
+        assert_eq!(too_deep_notice(&[], 3), None);
+        assert_eq!(
+            too_deep_notice(&deep[..1], 1).unwrap(),
+            "\n\n[not searched: 'a/b', a directory deeper than 1 level (the depth limit); raise it with --max-depth (config key limits.max_depth)]"
+        );
+        assert_eq!(
+            too_deep_notice(&deep, 1).unwrap(),
+            "\n\n[not searched: 'a/b' and 1 more directory deeper than 1 level (the depth limit); raise it with --max-depth (config key limits.max_depth)]"
         );
         assert!(answer_budget(48_000) < 48_000 - RESULT_HEADROOM);
         assert_eq!(answer_budget(10), 0);

@@ -1,7 +1,7 @@
 //! Shared steps of the model-facing operations: parsing a location argument, checking the
 //! selector serves it, and resolving it to a [`Location`], each failure worded for the model.
 
-use super::{Engine, EngineError, FsError};
+use super::{Engine, EngineError, FsError, OverLimit};
 use crate::root::{ChainError, Location, Node, RelPath};
 
 /// What a model-facing operation answers: its text, and revisions when it has them.
@@ -89,7 +89,7 @@ impl Engine {
         let refusal = match location.node() {
             Node::File(_) if !self.serves_file(path, &location) => FsError::NotServed(given),
             Node::File(info) if info.identity.size > self.root().limits().max_file_bytes => {
-                FsError::TooLarge(given)
+                self.too_large(given)
             }
             Node::File(_) => return Ok(location),
             Node::Absent => FsError::Missing(given),
@@ -97,6 +97,14 @@ impl Engine {
             Node::Symlink(..) | Node::Other(_) => FsError::NotRegular(given),
         };
         Err(refusal.into())
+    }
+
+    /// The refusal of the file `given`, larger than `--max-file-bytes`.
+    pub(super) fn too_large(&self, given: String) -> FsError {
+        FsError::OverLimit(OverLimit::file_size(
+            given,
+            self.root().limits().max_file_bytes,
+        ))
     }
 
     /// Whether the selector serves the file at `path`, and the file a followed link led to.

@@ -39,7 +39,7 @@ use serde_json::Value;
 
 pub use cursor::{CursorCodec, integer_position, scope_of, state_of};
 pub use digest::{DigestCache, HashBudget, content_hash, hex, sha256_hex};
-pub use error::{EngineError, FsError};
+pub use error::{EngineError, FsError, OverLimit};
 pub use grep::{GrepOutput, GrepQuery, MAX_CONTEXT, MAX_LINE_BYTES, MAX_RESULTS};
 pub use locate::FsAnswer;
 pub use map::{MAX_SOURCE_BYTES, MapQuery, SKIPPED_DIRECTORIES};

@@ -5,7 +5,7 @@
 
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
-use super::{Engine, EngineError, FsAnswer, FsError, Published};
+use super::{Engine, EngineError, FsAnswer, FsError, OverLimit, Published};
 use crate::root::RootError;
 
 /// Bytes kept free in the result budget for the envelope and the revisions.
@@ -81,7 +81,8 @@ impl Engine {
         let digest = scan.digest();
         self.memo().remember(file.identity(), digest.clone());
         let revision = Revision::of_digest(digest);
-        let text = scan.answer(given, whole, first, self.published());
+        let max_result_bytes = self.root().limits().max_result_bytes;
+        let text = scan.answer(given, whole, first, max_result_bytes, self.published());
         Ok(FsAnswer {
             text,
             revisions: Some(revisions_value(&[("path", revision)])),
@@ -172,7 +173,16 @@ impl Scan {
         }
     }
 
-    fn answer(self, given: &str, whole: bool, first: u64, published: &Published) -> String {
+    /// The answer's text; a line too long for any window names `max_result_bytes` and the
+    /// `published` tools that reach it another way.
+    fn answer(
+        self,
+        given: &str,
+        whole: bool,
+        first: u64,
+        max_result_bytes: u64,
+        published: &Published,
+    ) -> String {
         if whole && let Some(text) = self.whole_text {
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             return text.to_owned();
@@ -192,9 +202,12 @@ impl Scan {
             } else {
                 grep
             };
-            return format!(
-                "[line {start} of {total} total is longer than one answer holds; {instead}]"
+            let over = OverLimit::result_size(
+                format!("line {start} of {total} total does not fit"),
+                max_result_bytes,
+                instead,
             );
+            return format!("[{over}]");
         }
         let end = start + shown - 1;
         let footer = if self.cut {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::shown::shown_path;
-use super::{Engine, EngineError, FsAnswer, FsError};
+use super::{Engine, EngineError, FsAnswer, FsError, OverLimit};
 use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath, Removal};
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for nanoseconds since the epoch.
@@ -64,12 +64,15 @@ impl Engine {
             }
             let mut text = shown.join("\n");
             if shown.len() < entries.len() {
-                text.push_str(&format!(
-                    "\n\n[listed {} of {} entries; the rest did not fit in one answer: use {} with a narrower pattern]",
-                    shown.len(),
-                    entries.len(),
-                    self.published().fs("glob")
-                ));
+                let over = OverLimit::result_size(
+                    format!("listed {} of {} entries", shown.len(), entries.len()),
+                    self.root().limits().max_result_bytes,
+                    format!(
+                        "find the rest with {} and a narrower pattern",
+                        self.published().fs("glob")
+                    ),
+                );
+                text.push_str(&format!("\n\n[{over}]"));
             }
             text
         };

@@ -227,7 +227,8 @@ impl Engine {
             }
             Some(Stop::Output) => text.push_str(&output_stopped(
                 text.len(),
-                "narrow the path or glob, or lower max-results",
+                self.root().limits().max_result_bytes,
+                "narrow the path or glob, lower max-results",
             )),
         }
         if !too_long.is_empty() {

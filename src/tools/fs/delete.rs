@@ -27,7 +27,9 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let expected = expected_revisions(arguments)?;
     let recursive = bool_arg(arguments, "recursive");
     answer(
+        engine,
         engine.delete_path(str_arg(arguments, "path"), recursive, expected.as_ref()),
         Some(str_arg(arguments, "path")),
+        Some("delete a directory further down first"),
     )
 }

@@ -29,6 +29,7 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let expected = expected_revisions(arguments)?;
     let replace_all = bool_arg(arguments, "replace-all");
     answer(
+        engine,
         engine.edit_text(
             str_arg(arguments, "path"),
             str_arg(arguments, "old-string"),
@@ -37,5 +38,6 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
             expected.as_ref(),
         ),
         Some(str_arg(arguments, "path")),
+        None,
     )
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, object_schema, path_or_root, str_arg};
+use super::{Kind, NARROW_PATH, answer, object_schema, path_or_root, str_arg};
 use crate::engine::{Engine, EngineError};
 use crate::tools::{ToolOutput, ToolSpec};
 
@@ -25,11 +25,13 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     answer(
+        engine,
         engine.glob(
             str_arg(arguments, "pattern"),
             path_or_root(arguments, "path"),
         ),
         None,
+        NARROW_PATH,
     )
 }
 

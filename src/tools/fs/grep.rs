@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, bool_arg, object_schema, path_or_root, str_arg};
+use super::{Kind, NARROW_PATH, answer, bool_arg, object_schema, path_or_root, str_arg};
 use crate::engine::{Engine, EngineError, GrepOutput, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
 use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
 
@@ -65,7 +65,7 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
             .and_then(GrepOutput::named)
             .unwrap_or(GrepOutput::Lines),
     };
-    answer(engine.grep(&query), None)
+    answer(engine, engine.grep(&query), None, NARROW_PATH)
 }
 
 #[cfg(test)]

@@ -22,7 +22,9 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     answer(
+        engine,
         engine.list_entries(path_or_root(arguments, "path")),
         Some(path_or_root(arguments, "path")),
+        None,
     )
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, answer, object_schema, path_or_root};
+use super::{Kind, NARROW_PATH, answer, object_schema, path_or_root};
 use crate::engine::{Engine, EngineError, MapQuery};
 use crate::tools::{ToolOutput, ToolSpec, optional_str, positive_safe_integer};
 
@@ -48,7 +48,7 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
         focus: optional_str(arguments, "focus"),
         max_chars: usize::try_from(max_chars).unwrap_or(usize::MAX),
     };
-    answer(engine.map(&query), None)
+    answer(engine, engine.map(&query), None, NARROW_PATH)
 }
 
 #[cfg(test)]

@@ -20,7 +20,9 @@ pub(super) fn spec() -> ToolSpec {
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
     answer(
+        engine,
         engine.make_directory(str_arg(arguments, "path"), expected.as_ref()),
         Some(str_arg(arguments, "path")),
+        None,
     )
 }

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use super::{ToolOutput, ToolSpec};
 use crate::config::Limits;
 pub use crate::engine::published_name;
-use crate::engine::{EngineError, FsAnswer};
+use crate::engine::{Engine, EngineError, FsAnswer};
 
 /// The reserved argument carrying expected revisions (never advertised in a schema).
 const EXPECTED: &str = "_expected-revisions";
@@ -134,20 +134,26 @@ fn bool_arg(arguments: &Map<String, Value>, name: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// What the caller of a tool that walks below `path` can narrow when the walk goes over a
+/// limit (the pattern and the name filter select among the files walked, so only the path
+/// makes the walk smaller).
+const NARROW_PATH: Option<&str> = Some("narrow path to a smaller directory");
+
 /// The tool result of an engine answer: its text, with revisions as structured content. A
-/// refusal from the root is worded for the model, naming the location argument `given`.
+/// refusal from the root is worded for the model: a limit names its value, `narrow` (what
+/// the caller can change, if anything) and how to raise it, and other refusals name the
+/// location argument `given`.
 fn answer(
+    engine: &Engine,
     result: Result<FsAnswer, EngineError>,
     given: Option<&str>,
+    narrow: Option<&str>,
 ) -> Result<ToolOutput, EngineError> {
     match result {
         Ok(answer) => Ok(ToolOutput {
             text: answer.text,
             structured: answer.revisions,
         }),
-        Err(error) => Err(match given {
-            Some(given) => error.worded_for(given),
-            None => error,
-        }),
+        Err(error) => Err(error.worded_for(given, engine.root().limits(), narrow)),
     }
 }

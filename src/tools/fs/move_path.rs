@@ -26,11 +26,13 @@ pub(super) fn spec() -> ToolSpec {
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     let expected = expected_revisions(arguments)?;
     answer(
+        engine,
         engine.move_path(
             str_arg(arguments, "from"),
             str_arg(arguments, "to"),
             expected.as_ref(),
         ),
         Some(str_arg(arguments, "from")),
+        None,
     )
 }

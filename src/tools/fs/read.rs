@@ -28,7 +28,9 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let offset = arguments.get("offset").and_then(positive_safe_integer);
     let limit = arguments.get("limit").and_then(positive_safe_integer);
     answer(
+        engine,
         engine.read_text(str_arg(arguments, "path"), offset, limit),
         Some(str_arg(arguments, "path")),
+        None,
     )
 }

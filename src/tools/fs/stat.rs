@@ -19,7 +19,9 @@ pub(super) fn spec() -> ToolSpec {
 
 fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, EngineError> {
     answer(
+        engine,
         engine.stat_path(str_arg(arguments, "path")),
         Some(str_arg(arguments, "path")),
+        None,
     )
 }

@@ -27,7 +27,9 @@ fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<ToolOutput, E
     let expected = expected_revisions(arguments)?;
     let content = str_arg(arguments, "content");
     answer(
+        engine,
         engine.write_text(str_arg(arguments, "path"), content, expected.as_ref()),
         Some(str_arg(arguments, "path")),
+        None,
     )
 }
