@@ -237,6 +237,38 @@ fn a_call_past_its_time_limit_names_the_key_for_fs_and_keeps_ptc_words() {
 }
 
 #[test]
+fn a_path_with_dot_segments_is_refused_with_the_path_to_write_instead() {
+    let tree = six_files();
+    let mut server = both_sets(&tree, &[]);
+    let rules = "paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names";
+    for (path, instead) in [
+        ("./README.md", Some("README.md")),
+        ("d/./e/f.txt", Some("d/e/f.txt")),
+        ("./", Some(".")),
+        ("./../README.md", None),
+        ("../README.md", None),
+    ] {
+        let hint = instead
+            .map(|p| format!("; write it as '{p}'"))
+            .unwrap_or_default();
+        assert_eq!(
+            fs_error(&mut server, "fs_read", json!({"path": path})),
+            format!("Invalid path '{path}': {rules}{hint}"),
+            "{path}"
+        );
+    }
+    // The path the message proposes is served.
+    assert_eq!(
+        fs_text(&mut server, "fs_read", json!({"path": "README.md"})),
+        "# readme\n"
+    );
+    assert_eq!(
+        server.call_error("read_text_file", json!({"path": "./README.md"})),
+        "path is not a relative path inside the root"
+    );
+}
+
+#[test]
 fn refusals_that_point_at_another_tool_use_its_published_name() {
     let tree = Tree::new().file("notes/todo.md", "x\n").file("big.txt", "");
     // Past what edit rewrites (64 MiB), without writing it: a sparse file.

@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::config::Limits;
 use crate::config::limits::LimitSpec;
-use crate::root::{PathError, RootError};
+use crate::root::{PathError, RelPath, RootError};
 
 /// Why a tool call was refused or failed; the message tells the caller what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,9 +111,11 @@ impl From<PathError> for EngineError {
 /// model sees which of its values to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FsError {
-    /// A path breaking the textual rules.
+    /// A path breaking the textual rules; one wrong only in its `.` segments is followed by the
+    /// path to write instead.
     #[error(
-        "Invalid path '{0}': paths are relative to the root, without '..', drive letters, backslashes or device names"
+        "Invalid path '{0}': paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names{hint}",
+        hint = written_as(.0)
     )]
     InvalidPath(String),
     /// A path the selector does not serve.
@@ -441,6 +443,14 @@ impl fmt::Display for OverLimit {
             (None, None) => Ok(()),
         }
     }
+}
+
+/// How to write `given` when only its `.` segments keep it from being a path: `; write it as
+/// 'README.md'` for `./README.md`, else nothing.
+fn written_as(given: &str) -> String {
+    RelPath::without_dot_segments(given)
+        .map(|path| format!("; write it as '{path}'"))
+        .unwrap_or_default()
 }
 
 /// `n` and the noun that goes with it: `1 file`, `2 files`.

@@ -52,6 +52,23 @@ impl RelPath {
         Ok(RelPath(normalized))
     }
 
+    /// What a client most likely meant by `value` when its `.` segments are all that is wrong
+    /// with it (`./README.md` for `README.md`): the path without them, `.` for the root.
+    /// `None` when `value` has no `.` segment or is refused for another reason too.
+    pub fn without_dot_segments(value: &str) -> Option<String> {
+        let segments = value.split('/');
+        let kept: Vec<&str> = segments.clone().filter(|s| *s != ".").collect();
+        if kept.len() == segments.count() {
+            return None;
+        }
+        let path = RelPath::parse(&kept.join("/")).ok()?;
+        Some(if path.is_root() {
+            ".".to_owned()
+        } else {
+            path.0
+        })
+    }
+
     /// Accepts a path discovered by a walk only if it is already in normal form, so a name a
     /// client could not address is never served.
     pub fn from_walk(path: String) -> Option<RelPath> {
@@ -249,6 +266,27 @@ mod tests {
         }
         assert!(RelPath::parse(&"a".repeat(1024)).is_ok());
         assert!(RelPath::parse(&"a".repeat(1025)).is_err());
+    }
+
+    #[test]
+    fn a_path_wrong_only_in_its_dot_segments_has_a_spelling_without_them() {
+        for (input, expected) in [
+            ("./README.md", Some("README.md")),
+            ("lib/.", Some("lib")),
+            ("a/./b//./c", Some("a/b/c")),
+            ("./", Some(".")),
+            ("./.", Some(".")),
+            ("README.md", None),
+            ("./../x", None),
+            ("/./x", None),
+            ("./CON", None),
+        ] {
+            assert_eq!(
+                RelPath::without_dot_segments(input).as_deref(),
+                expected,
+                "{input:?}"
+            );
+        }
     }
 
     #[test]

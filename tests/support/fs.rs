@@ -205,8 +205,13 @@ pub fn with_expected(args: Value, expected: Value) -> Value {
 /// The refusal of a path that breaks the textual rules.
 pub fn invalid_path(path: &str) -> String {
     format!(
-        "Invalid path '{path}': paths are relative to the root, without '..', drive letters, backslashes or device names"
+        "Invalid path '{path}': paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names"
     )
+}
+
+/// The refusal of a path wrong only in its `.` segments, which proposes `instead`.
+pub fn invalid_path_written_as(path: &str, instead: &str) -> String {
+    format!("{}; write it as '{instead}'", invalid_path(path))
 }
 
 /// The refusal of a path that does not exist.
