@@ -17,6 +17,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::stdio::MODERN_VERSION;
 use crate::config::{ProtocolMode, ServerIdentity};
 use crate::root::Progress;
 use crate::tools::{Registry, ToolOutcome, ToolSpec};
@@ -177,6 +178,25 @@ pub fn server_info_meta(identity: &ServerIdentity) -> Value {
     json!({"io.modelcontextprotocol/serverInfo": {"name": identity.name, "version": identity.version}})
 }
 
+/// Adds the keys of `info` (see [`server_info_meta`]) that a result's `_meta` lacks, keeping
+/// any the result already has.
+pub(crate) fn stamp(meta: &mut Map<String, Value>, info: &Value) {
+    if let Value::Object(info) = info {
+        for (key, value) in info {
+            meta.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
+/// Whether a request claims the modern revision in its own `_meta`: its result then carries
+/// the server's identity, on every transport.
+fn claims_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version.as_str() == MODERN_VERSION)
+}
+
 fn definition(spec: &ToolSpec) -> Tool {
     let object =
         |v: &Value| -> Arc<JsonObject> { Arc::new(v.as_object().cloned().unwrap_or_default()) };
@@ -256,11 +276,23 @@ impl ServerHandler for FsmcpServer {
             .meta
             .get_progress_token()
             .map(|token| (token, context.peer.clone()));
+        let modern = claims_modern(&context);
         match self
             .run_tool_under(&request.name, arguments, Some(context.ct.clone()), progress)
             .await
         {
-            Some(result) => Ok(result.into()),
+            Some(mut result) => {
+                // Stamped here, in place, because a result can be megabytes: no transport
+                // should have to parse it again to add the identity.
+                if modern {
+                    let info = server_info_meta(&self.identity);
+                    stamp(
+                        &mut result.meta.get_or_insert_with(Default::default).0,
+                        &info,
+                    );
+                }
+                Ok(result.into())
+            }
             None => Err(McpError::invalid_params(
                 self.registry.unknown_tool_message(&request.name),
                 None,

@@ -25,16 +25,19 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::FsmcpServer;
+use super::server_info_meta;
 use super::sessions::CappedSessions;
-use super::stdio::refusal;
+use super::stdio::{MODERN_VERSION, refusal, stamp_result, word_method_not_found};
 use crate::config::HttpConfig;
 use crate::config::http::{parse_authority, parse_host_entry};
 use crate::json::{MAX_MESSAGE_VALUES, scan};
@@ -62,6 +65,7 @@ pub async fn serve_http(
         "fsmcp: serving http://{local}{ENDPOINT}"
     );
     let server_deadline = server.longest_call();
+    let server_info = server_info_meta(server.identity());
     let cancel = CancellationToken::new();
     let settings = StreamableHttpServerConfig::default()
         .with_allowed_hosts(config.allow_hosts.clone())
@@ -79,11 +83,14 @@ pub async fn serve_http(
     // a request that holds its connection longer, e.g. by sending its body slowly, gets 408.
     let request_deadline = server_deadline + REQUEST_SLACK;
     let hosts = Arc::new(AllowedHosts::new(&config.allow_hosts));
-    let room = Arc::new(Semaphore::new(IN_FLIGHT_BODY_BYTES));
+    let intake = Arc::new(Intake {
+        room: Semaphore::new(IN_FLIGHT_BODY_BYTES),
+        server_info,
+    });
     // The last layer added runs first: token, deadline, Host, body, then rmcp.
     let mut app = Router::new()
         .nest_service(ENDPOINT, service)
-        .layer(middleware::from_fn_with_state(room, bounded_body))
+        .layer(middleware::from_fn_with_state(intake, bounded_body))
         .layer(middleware::from_fn_with_state(hosts, strict_host))
         .layer(middleware::from_fn_with_state(
             request_deadline,
@@ -148,14 +155,19 @@ async fn strict_host(
     }
 }
 
+/// What [`bounded_body`] shares between requests.
+struct Intake {
+    /// Room for the bodies being read or handled ([`IN_FLIGHT_BODY_BYTES`]).
+    room: Semaphore,
+    /// The `_meta` identity modern results carry ([`server_info_meta`]).
+    server_info: Value,
+}
+
 /// Reads a POST's body before `rmcp` does: at most [`MAX_REQUEST_BODY_BYTES`] (413 past it),
 /// within the shared [`IN_FLIGHT_BODY_BYTES`] (held until the response is ready), and refused
 /// when an object repeats a key or the body holds more than [`MAX_MESSAGE_VALUES`] values.
-async fn bounded_body(
-    State(room): State<Arc<Semaphore>>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// What `rmcp` answers is then given stdio's face ([`stdio_face`]).
+async fn bounded_body(State(intake): State<Arc<Intake>>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -178,7 +190,7 @@ async fn bounded_body(
     }
     // Without a length, room for the largest body is held until the body is read.
     let charge = declared.map_or(MAX_REQUEST_BODY_BYTES, |length| length as usize);
-    let Ok(mut permit) = room.acquire_many_owned(charge.max(1) as u32).await else {
+    let Ok(mut permit) = intake.room.acquire_many(charge.max(1) as u32).await else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
     let (parts, body) = request.into_parts();
@@ -188,8 +200,9 @@ async fn bounded_body(
     if bytes.len() + 1 < permit.num_permits() {
         drop(permit.split(permit.num_permits() - bytes.len().max(1)));
     }
-    if let Ok(scanned) = scan(&bytes, MAX_MESSAGE_VALUES) {
-        let refusal = refusal(&scanned);
+    let scanned = scan(&bytes, MAX_MESSAGE_VALUES).ok();
+    if let Some(scanned) = &scanned {
+        let refusal = refusal(scanned);
         if let Some((code, text, id)) = refusal {
             // A request's bad params are answered in band, as rmcp answers them; a malformed
             // message is a bad request.
@@ -210,10 +223,91 @@ async fn bounded_body(
     }
     // Not JSON: rmcp answers it in its own words.
     let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
         .await;
+    let method = scanned.and_then(|scanned| scanned.method);
+    let response = stdio_face(response, method.as_deref(), &bytes, &intake.server_info).await;
     drop(permit);
     response
+}
+
+/// The part of a request [`stdio_face`] reads: its `_meta` protocol claim (everything else is
+/// skipped unread).
+#[derive(Deserialize)]
+struct Claim {
+    params: Option<ClaimParams>,
+}
+
+#[derive(Deserialize)]
+struct ClaimParams {
+    #[serde(rename = "_meta")]
+    meta: Option<ClaimMeta>,
+}
+
+#[derive(Deserialize)]
+struct ClaimMeta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<Value>,
+}
+
+/// Gives `rmcp`'s JSON answer to a stateless request the words and stamp the stdio transport
+/// gives the same request: a `-32601` (the 404 answer) says `Method not found` where `rmcp`
+/// names the method, and the result of a request claiming 2026-07-28 carries the server's
+/// identity (`rmcp` stamps only discovery). A tool result is left alone: the handler stamped
+/// it, and it may be megabytes. Event streams (legacy sessions) are worded by their
+/// transport ([`super::sessions::SessionTransport`]).
+async fn stdio_face(
+    response: Response,
+    method: Option<&str>,
+    request: &[u8],
+    server_info: &Value,
+) -> Response {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value == "application/json");
+    let not_found = json && response.status() == StatusCode::NOT_FOUND;
+    let stamped = json
+        && response.status() == StatusCode::OK
+        && method != Some("tools/call")
+        && serde_json::from_slice::<Claim>(request).is_ok_and(|claim| {
+            claim
+                .params
+                .and_then(|params| params.meta)
+                .and_then(|meta| meta.version)
+                .is_some_and(|version| version == MODERN_VERSION)
+        });
+    if !not_found && !stamped {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // rmcp's JSON answers are whole in memory already.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let reworded = if not_found {
+        serde_json::from_slice::<ServerJsonRpcMessage>(&bytes)
+            .ok()
+            .and_then(|mut message| {
+                word_method_not_found(&mut message)
+                    .then(|| serde_json::to_vec(&message).ok())
+                    .flatten()
+            })
+    } else {
+        serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|mut message| {
+                stamp_result(&mut message, server_info);
+                serde_json::to_vec(&message).ok()
+            })
+    };
+    match reworded {
+        Some(body) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(body))
+        }
+        None => Response::from_parts(parts, Body::from(bytes)),
+    }
 }
 
 /// Time a request may take beyond its call's own deadline (reading the body, answering).

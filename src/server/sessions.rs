@@ -1,14 +1,19 @@
 //! Legacy (2025-11-25) HTTP sessions with a ceiling: `rmcp`'s in-memory session manager, which
 //! closes a session after five idle minutes, behind a cap on how many may be open at once, so a
-//! flood of `initialize` requests cannot grow the server's state without bound.
+//! flood of `initialize` requests cannot grow the server's state without bound. A session's
+//! answers go out through [`SessionTransport`], which words them as stdio does.
 
 use futures::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
+
+use super::stdio::word_method_not_found;
 
 /// Most legacy sessions open at once; the next `initialize` is refused until one closes.
 pub const MAX_SESSIONS: usize = 256;
@@ -30,15 +35,42 @@ pub enum SessionError {
     Local(#[from] LocalSessionManagerError),
 }
 
+type LocalTransport = <LocalSessionManager as SessionManager>::Transport;
+
+/// A legacy session's transport: [`LocalSessionManager`]'s, with every answer worded as on
+/// stdio (`rmcp` names an unserved method where stdio says `Method not found`).
+pub struct SessionTransport(LocalTransport);
+
+impl Transport<RoleServer> for SessionTransport {
+    type Error = <LocalTransport as Transport<RoleServer>>::Error;
+
+    fn send(
+        &mut self,
+        mut item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        word_method_not_found(&mut item);
+        self.0.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
+        self.0.receive()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.0.close()
+    }
+}
+
 impl SessionManager for CappedSessions {
     type Error = SessionError;
-    type Transport = <LocalSessionManager as SessionManager>::Transport;
+    type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
         if self.inner.sessions.read().await.len() >= MAX_SESSIONS {
             return Err(SessionError::Full);
         }
-        Ok(self.inner.create_session().await?)
+        let (id, transport) = self.inner.create_session().await?;
+        Ok((id, SessionTransport(transport)))
     }
 
     async fn initialize_session(

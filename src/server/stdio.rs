@@ -7,7 +7,8 @@
 //!   answers without choosing);
 //! * every modern request's `_meta` is checked, so a version other than 2026-07-28 is refused
 //!   with `-32022` on every request, not only the first;
-//! * every modern result carries the server's identity in `_meta`;
+//! * every modern result carries the server's identity in `_meta` (a tool result is stamped by
+//!   the handler, so that it is serialized once; other results here);
 //! * at end of input, requests already accepted are answered before the stream closes.
 //!
 //! Memory is bounded per line and in total: a line is read with its cap enforced while reading
@@ -25,7 +26,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -33,6 +35,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 
+use super::handler::stamp;
 use super::server_info_meta;
 use crate::config::{ProtocolMode, ServerIdentity};
 use crate::json::{MAX_MESSAGE_VALUES, Scan, scan};
@@ -42,6 +45,8 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// The answer to every method fsmcp does not serve, on every transport (ptc-fs-mcp's words).
+pub(crate) const METHOD_NOT_FOUND: &str = "Method not found";
 const MISSING_ENVELOPE: &str = "Request is missing the required _meta envelope for protocol revision 2026-07-28 (io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities)";
 /// Longest line accepted, newline included; a longer one is answered as a parse error and
 /// discarded.
@@ -495,7 +500,7 @@ impl LineTransport {
                     && envelope_problem(meta.expect("a claim lives in _meta"), false).is_none();
                 // A modern request for a method the modern protocol removed.
                 if enveloped {
-                    return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+                    return Verdict::Reply(error_reply(id, -32601, METHOD_NOT_FOUND, None));
                 }
                 let requested = message.pointer("/params/protocolVersion");
                 return unsupported(requested);
@@ -524,7 +529,7 @@ impl LineTransport {
                 ));
             }
             if method == "ping" {
-                return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+                return Verdict::Reply(error_reply(id, -32601, METHOD_NOT_FOUND, None));
             }
             era_of_request = Era::Modern;
         } else {
@@ -546,7 +551,7 @@ impl LineTransport {
             method,
             "initialize" | "server/discover" | "tools/list" | "tools/call" | "ping"
         ) {
-            return Verdict::Reply(error_reply(id, -32601, "Method not found", None));
+            return Verdict::Reply(error_reply(id, -32601, METHOD_NOT_FOUND, None));
         }
         if let Some(problem) = params_problem(method, &message) {
             return Verdict::Reply(error_reply(
@@ -609,6 +614,28 @@ impl LineTransport {
             }
             notified.await;
         }
+    }
+}
+
+/// Words a `-32601` answer as the stdio wire policy words it (`rmcp`, which answers the
+/// methods it does not serve on HTTP, names the method instead); whether it was one.
+pub(crate) fn word_method_not_found(message: &mut ServerJsonRpcMessage) -> bool {
+    match message {
+        ServerJsonRpcMessage::Error(error) if error.error.code == ErrorCode::METHOD_NOT_FOUND => {
+            error.error.message = METHOD_NOT_FOUND.into();
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Stamps `info` (see [`server_info_meta`]) on a serialized message's `result`, if it has one:
+/// the outbound step of both transports for results other than tool results.
+pub(crate) fn stamp_result(message: &mut Value, info: &Value) {
+    if let Some(Value::Object(result)) = message.get_mut("result")
+        && let Value::Object(meta) = result.entry("_meta").or_insert_with(|| json!({}))
+    {
+        stamp(meta, info);
     }
 }
 
@@ -708,7 +735,6 @@ impl Transport<RoleServer> for LineTransport {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let shared = self.shared.clone();
         async move {
-            let mut item = item;
             let id = match &item {
                 ServerJsonRpcMessage::Response(r) => {
                     Some(serde_json::to_value(&r.id).unwrap_or_default())
@@ -728,43 +754,21 @@ impl Transport<RoleServer> for LineTransport {
                     .get(&id_key(id))
                     .map(|flight| flight.era)
             });
-            // A tool result (a page can be megabytes) is stamped in place and serialized once;
-            // other messages are small and stamped as JSON.
-            let tool_result = match &mut item {
-                ServerJsonRpcMessage::Response(response) => match &mut response.result {
-                    ServerResult::CallToolResult(result) => Some(result),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let line = match tool_result {
-                Some(result) => {
-                    if era == Some(Era::Modern)
-                        && let Value::Object(info) = &shared.server_info
-                    {
-                        let meta = &mut result.meta.get_or_insert_with(Default::default).0;
-                        for (k, v) in info {
-                            meta.entry(k.clone()).or_insert_with(|| v.clone());
-                        }
-                    }
-                    serde_json::to_vec(&item).map_err(std::io::Error::other)?
+            // A tool result (a page can be megabytes) was stamped by the handler and is
+            // serialized once; other messages are small and stamped here as JSON.
+            let tool_result = matches!(
+                &item,
+                ServerJsonRpcMessage::Response(response)
+                    if matches!(response.result, ServerResult::CallToolResult(_))
+            );
+            let line = if tool_result {
+                serde_json::to_vec(&item).map_err(std::io::Error::other)?
+            } else {
+                let mut value = serde_json::to_value(&item).map_err(std::io::Error::other)?;
+                if era == Some(Era::Modern) {
+                    stamp_result(&mut value, &shared.server_info);
                 }
-                _ => {
-                    let mut value = serde_json::to_value(&item).map_err(std::io::Error::other)?;
-                    if era == Some(Era::Modern)
-                        && let Some(Value::Object(result)) = value.get_mut("result")
-                    {
-                        let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                        if let (Value::Object(meta), Value::Object(info)) =
-                            (meta, &shared.server_info)
-                        {
-                            for (k, v) in info {
-                                meta.entry(k.clone()).or_insert_with(|| v.clone());
-                            }
-                        }
-                    }
-                    serde_json::to_vec(&value).map_err(std::io::Error::other)?
-                }
+                serde_json::to_vec(&value).map_err(std::io::Error::other)?
             };
             LineTransport::write_bytes(&shared, line).await;
             if let Some(id) = id {
