@@ -125,6 +125,51 @@ fn unknown_flags_and_positionals_are_refused() {
 }
 
 #[test]
+fn with_an_fsmcp_flag_an_unknown_flag_is_unknown_wherever_it_stands() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    // `--tools` is fsmcp's own: ptc-fs-mcp would refuse these lines at it, so no answer of its
+    // binds them.
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--tools", "fs", "--read_only"],
+            "unknown option --read_only; did you mean --read-only?",
+        ),
+        (
+            &["--tools", "fs", "--Follow-Symlinks"],
+            "unknown option --Follow-Symlinks; did you mean --follow-symlinks?",
+        ),
+        (&["--tools", "fs", "--bogus"], "unknown option --bogus"),
+        (&["--tools", "fs", "stray"], "unknown option stray"),
+        (
+            &["--max_files", "5", "--tools", "fs"],
+            "unknown option --max_files; did you mean --max-files?",
+        ),
+        // A known flag without its value still says so.
+        (
+            &["--tools", "fs", "--include"],
+            "missing value for --include",
+        ),
+    ];
+    for (extra, message) in cases {
+        assert_eq!(
+            config_error(&serving_args(&root, extra)),
+            message,
+            "{extra:?}"
+        );
+    }
+    // Without one, ptc-fs-mcp's answers stay exactly its own.
+    assert_eq!(
+        config_error(&serving_args(&root, &["--read_only"])),
+        "missing value for --read_only"
+    );
+    assert_eq!(
+        config_error(&serving_args(&root, &["--max_files", "5"])),
+        "unknown option --max_files"
+    );
+}
+
+#[test]
 fn a_valueless_flag_may_come_last() {
     let tree = Tree::new();
     let root = root_of(&tree);
@@ -220,6 +265,55 @@ fn limits_outside_their_ranges_are_not_valid() {
         let (status, _, stderr) = run(&serving_args(&root, &[flag, value]));
         assert_eq!(status.code(), Some(0), "{flag} {value}: {stderr}");
     }
+}
+
+#[test]
+fn with_an_fsmcp_flag_a_limit_outside_its_range_names_its_flag_and_range() {
+    let tree = Tree::new();
+    let root = root_of(&tree);
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--tools", "ptc,fs", "--max-read-bytes", "3"],
+            "--max-read-bytes must be an integer from 4 to 1048576",
+        ),
+        (
+            &["--max-result-bytes", "1048577", "--tools", "fs"],
+            "--max-result-bytes must be an integer from 48000 to 1048576",
+        ),
+        (
+            &["--read-only", "--max-scan-bytes", "16383"],
+            "--max-scan-bytes must be an integer from 16384 to 9007199254740991",
+        ),
+        (
+            &["--max-call-seconds", "86401"],
+            "--max-call-seconds must be an integer from 1 to 86400",
+        ),
+        // The first one given is named.
+        (
+            &["--max-read-bytes", "3", "--max-call-seconds", "86401"],
+            "--max-read-bytes must be an integer from 4 to 1048576",
+        ),
+    ];
+    for (extra, message) in cases {
+        assert_eq!(
+            config_error(&serving_args(&root, extra)),
+            message,
+            "{extra:?}"
+        );
+    }
+    // Found while the arguments are read: before the missing include and root are noticed.
+    let missing = tree.join("missing");
+    assert_eq!(
+        config_error(&[
+            "--root",
+            missing.to_str().expect("utf-8"),
+            "--max-read-bytes",
+            "3",
+            "--tools",
+            "fs"
+        ]),
+        "--max-read-bytes must be an integer from 4 to 1048576"
+    );
 }
 
 #[test]

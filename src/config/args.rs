@@ -5,10 +5,14 @@
 //! flag except the three switches takes the next token as its value whatever it looks like, and a
 //! missing value is reported before an unknown flag. The fsmcp-only flags (`--tools`, `--prefix`,
 //! `--read-only`, `--follow-symlinks`, `--protocol`, `--call`, `--log-level`, `--config`,
-//! `--describe`) follow the same rules.
+//! `--describe`, …) follow the same rules.
 //!
-//! Only the syntax of each value is checked here. Whether the limits fit their ranges and whether
-//! an `--include` was given are decided when the root is opened, as ptc-fs-mcp does.
+//! On such a command line only the syntax of each value is checked here. Whether the limits fit
+//! their ranges and whether an `--include` was given are decided when the root is opened, as
+//! ptc-fs-mcp does (one `limits are not valid` for any range). A command line that names one of
+//! fsmcp's own flags is one ptc-fs-mcp would refuse anyway, so it gets clearer words: a limit
+//! outside its range is refused here, naming its flag and range, and an unknown flag is reported
+//! as unknown wherever it stands (a trailing one too), with the nearest flag when one is close.
 //!
 //! With `--config FILE` the roots come from the file, so every flag that describes a root
 //! (`--root`, `--include`, `--max-files` …) is refused next to it; the server-wide flags
@@ -30,8 +34,8 @@ use std::net::SocketAddr;
 use super::ConfigError;
 use super::http::{HttpSettings, parse_host, parse_listen, parse_origin, parse_token_env};
 use super::limits::{
-    HttpLimits, LimitSpec, Limits, MAX_DERIVED_CONNECTIONS, MAX_PAGE_BYTES, MAX_SAFE_INTEGER,
-    MIN_READ_BYTES, MIN_RESULT_BYTES, MIN_SCAN_BYTES,
+    HTTP_LIMIT_SPECS, HttpLimits, LIMIT_SPECS, LimitSpec, Limits, MAX_DERIVED_CONNECTIONS,
+    MAX_PAGE_BYTES, MAX_SAFE_INTEGER, MIN_READ_BYTES, MIN_RESULT_BYTES, MIN_SCAN_BYTES,
 };
 
 /// What the process was asked to do.
@@ -147,6 +151,88 @@ const ROOT_FLAGS: [&str; 9] = [
     "--cursor-key-env",
 ];
 
+/// ptc-fs-mcp's flags besides its limit flags (which are every [`LIMIT_SPECS`] flag but
+/// `--max-call-seconds`).
+const PTC_FLAGS: [&str; 7] = [
+    "--root",
+    "--include",
+    "--exclude",
+    "--no-default-exclude",
+    "--cursor-key-env",
+    "--help",
+    "--version",
+];
+
+/// The flags only fsmcp has, besides the HTTP limit flags.
+const OWN_FLAGS: [&str; 14] = [
+    "--tools",
+    "--prefix",
+    "--read-only",
+    "--follow-symlinks",
+    "--protocol",
+    "--call",
+    "--log-level",
+    "--config",
+    "--describe",
+    "--http",
+    "--auth-token-env",
+    "--allow-origin",
+    "--allow-host",
+    "--max-call-seconds",
+];
+
+/// Whether `token` is a flag ptc-fs-mcp does not have.
+fn is_own_flag(token: &str) -> bool {
+    OWN_FLAGS.contains(&token) || LimitSpec::http_by_flag(token).is_some()
+}
+
+/// Every flag fsmcp knows.
+fn known_flags() -> impl Iterator<Item = &'static str> {
+    PTC_FLAGS
+        .into_iter()
+        .chain(OWN_FLAGS)
+        .chain(LIMIT_SPECS.iter().map(|spec| spec.flag))
+        .chain(HTTP_LIMIT_SPECS.iter().map(|spec| spec.flag))
+}
+
+/// The known flag `token` most likely misspells: the nearest within two edits, once case and
+/// `_` for `-` are forgiven.
+fn nearest_flag(token: &str) -> Option<&'static str> {
+    let spelled = token.to_ascii_lowercase().replace('_', "-");
+    known_flags()
+        .map(|flag| (edit_distance(&spelled, flag), flag))
+        .filter(|(edits, _)| *edits <= 2)
+        .min_by_key(|(edits, _)| *edits)
+        .map(|(_, flag)| flag)
+}
+
+/// Levenshtein distance between two strings, counted in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(x != *y))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// `unknown option <flag>`, ptc-fs-mcp's words; off a ptc-fs-mcp command line (`drop_in` false)
+/// followed by the flag it most likely misspells.
+fn unknown_option(flag: &str, drop_in: bool) -> ConfigError {
+    match nearest_flag(flag).filter(|_| !drop_in) {
+        Some(near) => ConfigError::new(format!("unknown option {flag}; did you mean {near}?")),
+        None => ConfigError::new(format!("unknown option {flag}")),
+    }
+}
+
 /// Parse `argv` (without the program name) into what the process should do.
 ///
 /// `--help` anywhere wins, then `--version` anywhere, even in a value position, before anything
@@ -163,6 +249,8 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, ConfigError> {
 
 /// The left-to-right walk over a command line known to hold no `--help` or `--version`.
 fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
+    // A command line of ptc-fs-mcp's flags alone gets its answers exactly (see the module doc).
+    let drop_in = !argv.iter().any(|token| is_own_flag(token));
     let mut root = None;
     let mut includes = Vec::new();
     let mut excludes = Vec::new();
@@ -219,9 +307,13 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             _ => {}
         }
 
-        // Arity before identity: a trailing unknown token reports its missing value.
+        // Arity before identity, as ptc-fs-mcp checks: on its command lines a trailing unknown
+        // token reports its missing value.
         let Some(value) = argv.get(index) else {
-            return Err(ConfigError::new(format!("missing value for {flag}")));
+            if drop_in || known_flags().any(|known| known == flag) {
+                return Err(ConfigError::new(format!("missing value for {flag}")));
+            }
+            return Err(unknown_option(flag, drop_in));
         };
         index += 1;
 
@@ -253,23 +345,25 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
                     arguments,
                 });
             }
-            _ => match limits.field_for_flag(flag) {
-                Some(field) => *field = parse_count(flag, value)?,
-                None => match LimitSpec::http_by_flag(flag) {
-                    Some(spec) => {
-                        let count = parse_count(flag, value)?;
-                        if !spec.accepts(count) {
-                            return Err(ConfigError::new(format!(
-                                "{flag} must be an integer from {} to {}",
-                                spec.min, spec.max
-                            )));
-                        }
+            _ => {
+                let Some(spec) = LimitSpec::by_flag(flag).or_else(|| LimitSpec::http_by_flag(flag))
+                else {
+                    return Err(unknown_option(flag, drop_in));
+                };
+                let count = parse_count(flag, value)?;
+                // A drop-in command line has no HTTP limit; its root limits are checked when the
+                // root is opened, as ptc-fs-mcp checks them.
+                if !drop_in && !spec.accepts(count) {
+                    return Err(ConfigError::new(format!("{flag} {}", spec.range_rule())));
+                }
+                match limits.field_for_flag(flag) {
+                    Some(field) => *field = count,
+                    None => {
                         http_limits.set(spec, count);
                         first_http_limit.get_or_insert(spec.flag);
                     }
-                    None => return Err(ConfigError::new(format!("unknown option {flag}"))),
-                },
-            },
+                }
+            }
         }
     }
 
@@ -907,13 +1001,13 @@ mod tests {
             "--max-entries",
             "4",
             "--max-scan-bytes",
-            "5",
+            "16389",
             "--max-file-bytes",
             "6",
             "--max-read-bytes",
             "7",
             "--max-result-bytes",
-            "8",
+            "48008",
             "--max-write-bytes",
             "9",
             "--max-cursor-hash-bytes",
@@ -938,7 +1032,7 @@ mod tests {
         assert!(!options.default_excludes);
         assert!(options.read_only);
         assert!(options.follow_symlinks);
-        // Ranges are not checked here: these limits are invalid, and that is for the root to say.
+        // With fsmcp's own flags given, ranges are checked here: these limits are in range.
         assert_eq!(
             options.limits,
             Limits {
@@ -946,16 +1040,16 @@ mod tests {
                 max_directories: 2,
                 max_depth: 3,
                 max_entries: 4,
-                max_scan_bytes: 5,
+                max_scan_bytes: 16389,
                 max_file_bytes: 6,
                 max_read_bytes: 7,
-                max_result_bytes: 8,
+                max_result_bytes: 48008,
                 max_write_bytes: 9,
                 max_cursor_hash_bytes: MAX_SAFE_INTEGER,
                 max_call_seconds: 60,
             }
         );
-        assert!(!options.limits.is_valid());
+        assert!(options.limits.is_valid());
         assert_eq!(options.cursor_key_env.as_deref(), Some("_KEY_1"));
         assert_eq!(
             options.tools,
@@ -996,11 +1090,96 @@ mod tests {
     }
 
     #[test]
+    fn ptc_flags_alone_leave_ranges_to_the_root_and_keep_arity_first() {
+        let options = run(&[
+            "--root",
+            "r",
+            "--max-read-bytes",
+            "3",
+            "--max-scan-bytes",
+            "5",
+        ]);
+        assert_eq!(
+            (options.limits.max_read_bytes, options.limits.max_scan_bytes),
+            (3, 5)
+        );
+        assert!(!options.limits.is_valid());
+        assert_eq!(
+            error(&["--root", "r", "--read_only"]),
+            "missing value for --read_only"
+        );
+        assert_eq!(
+            error(&["--root", "r", "--read_only", "x"]),
+            "unknown option --read_only"
+        );
+    }
+
+    #[test]
+    fn own_flags_bring_ranges_and_unknown_flags_forward() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--root", "r", "--tools", "fs", "--max-read-bytes", "3"],
+                "--max-read-bytes must be an integer from 4 to 1048576",
+            ),
+            (
+                &["--max-call-seconds", "86401"],
+                "--max-call-seconds must be an integer from 1 to 86400",
+            ),
+            (
+                &["--root", "r", "--describe", "--read_only"],
+                "unknown option --read_only; did you mean --read-only?",
+            ),
+            (&["--describe", "--root"], "missing value for --root"),
+            (
+                &["--describe", "--ROOT", "r"],
+                "unknown option --ROOT; did you mean --root?",
+            ),
+            (
+                &["--describe", "--http-idle-second", "5"],
+                "unknown option --http-idle-second; did you mean --http-idle-seconds?",
+            ),
+            (&["--describe", "--bogus", "x"], "unknown option --bogus"),
+        ];
+        for (tokens, message) in cases {
+            assert_eq!(error(tokens), *message, "{tokens:?}");
+        }
+    }
+
+    #[test]
+    fn the_flag_lists_are_the_help_texts_flags() {
+        let help = help_text();
+        let listed: Vec<&str> = help
+            .split_whitespace()
+            .filter(|word| word.starts_with("--") && word.len() > 2)
+            .map(|word| word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+            .collect();
+        for flag in known_flags() {
+            assert!(listed.contains(&flag), "{flag} is not in --help");
+        }
+        for flag in listed {
+            assert!(
+                known_flags().any(|known| known == flag),
+                "{flag} is not known"
+            );
+        }
+    }
+
+    #[test]
+    fn edit_distance_counts_characters() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("--read-only", "--read-only"), 0);
+        assert_eq!(edit_distance("ü", "u"), 1);
+    }
+
+    #[test]
     fn switches_take_no_value() {
         let options = run(&["--read-only", "--root", "x", "--no-default-exclude"]);
         assert!(options.read_only);
         assert!(!options.default_excludes);
-        assert_eq!(error(&["--follow-symlinks", "x"]), "missing value for x");
+        // `x` stands where a flag would, and is none (ptc-fs-mcp, which has no such switch, is
+        // not the reference here).
+        assert_eq!(error(&["--follow-symlinks", "x"]), "unknown option x");
     }
 
     #[test]
@@ -1089,7 +1268,7 @@ mod tests {
         // With no JSON, the token after the tool is parsed as a flag again.
         assert_eq!(
             error(&["--root", "r", "--call", "t", "--bogus"]),
-            "missing value for --bogus"
+            "unknown option --bogus"
         );
     }
 

@@ -169,12 +169,7 @@ fn http_settings(path: &str, value: &Value) -> Result<HttpSettings, ConfigError>
                     let count = value
                         .as_u64()
                         .filter(|count| spec.accepts(*count))
-                        .ok_or_else(|| {
-                            fail(
-                                key,
-                                &format!("must be an integer from {} to {}", spec.min, spec.max),
-                            )
-                        })?;
+                        .ok_or_else(|| fail(key, &spec.range_rule()))?;
                     settings.limits.set(spec, count);
                 }
                 None => return Err(self::fail(path, "http", &unknown_key(key))),
@@ -272,12 +267,10 @@ fn root_config(
                     let Some(spec) = LimitSpec::by_key(name) else {
                         return Err(fail(key, &unknown_key(name)));
                     };
-                    let n = value.as_u64().filter(|n| spec.accepts(*n)).ok_or_else(|| {
-                        fail(
-                            &format!("{key}.{name}"),
-                            &format!("must be an integer from {} to {}", spec.min, spec.max),
-                        )
-                    })?;
+                    let n = value
+                        .as_u64()
+                        .filter(|n| spec.accepts(*n))
+                        .ok_or_else(|| fail(&format!("{key}.{name}"), &spec.range_rule()))?;
                     *config
                         .limits
                         .field_for_key(name)

@@ -175,6 +175,12 @@ impl LimitSpec {
     pub fn accepts(&self, value: u64) -> bool {
         (self.min..=self.max).contains(&value)
     }
+
+    /// What a value outside this range is told, after its flag or its config file location:
+    /// `must be an integer from <min> to <max>`.
+    pub fn range_rule(&self) -> String {
+        format!("must be an integer from {} to {}", self.min, self.max)
+    }
 }
 
 impl Limits {
