@@ -137,13 +137,14 @@ fn open_engine(
     let root = Root::open(&config.root, selector, config.limits)
         .map(|root| root.with_follow_symlinks(config.follow_symlinks))
         .map_err(|error| {
-            // Root::open checks the limits first, then the directory.
-            let key = if config.limits.is_valid() {
-                "root"
-            } else {
-                "limits"
+            let key = match error {
+                fsmcp_root::OpenError::InvalidLimits => "limits",
+                _ => "root",
             };
-            RootProblem::Other { key, error }
+            RootProblem::Other {
+                key,
+                error: error.into(),
+            }
         })?;
     let key = config
         .cursor_key_env

@@ -48,10 +48,12 @@ pub mod config;
 pub mod engine;
 pub mod json;
 pub mod map;
-pub mod root;
+/// The confinement boundary, its own crate (`crates/root`): the only code that touches the
+/// filesystem.
+pub use fsmcp_root as root;
 pub mod server;
 pub mod tools;
-mod workers;
+use fsmcp_root::workers;
 
 pub use app::{Prepared, open};
 pub use config::{ConfigError, Limits, ProtocolMode, RootConfig, ServeConfig, ToolSelection};

@@ -11,7 +11,9 @@ pub mod args;
 pub mod cursor_key;
 pub mod file;
 pub mod http;
-pub mod limits;
+/// The root's limits, their flags, config keys and ranges (they live with the root, which
+/// enforces them).
+pub use fsmcp_root::limits;
 
 use std::path::PathBuf;
 
@@ -29,6 +31,12 @@ impl ConfigError {
     /// A configuration error with this exact message.
     pub fn new(message: impl Into<String>) -> Self {
         ConfigError(message.into())
+    }
+}
+
+impl From<fsmcp_root::OpenError> for ConfigError {
+    fn from(error: fsmcp_root::OpenError) -> Self {
+        ConfigError(error.to_string())
     }
 }
 

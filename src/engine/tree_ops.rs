@@ -7,7 +7,9 @@ use super::page::escaped_len;
 use super::revision::{Revision, revisions_value};
 use super::shown::shown_path;
 use super::{Engine, EngineError, FsAnswer, FsError, OverLimit};
-use crate::root::{ChainError, EntryKind, MoveError, Node, RelPath, Removal};
+use crate::root::{
+    ChainError, CreateError, EntryKind, MoveError, Node, RelPath, Removal, RemoveError,
+};
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for nanoseconds since the epoch.
 pub fn iso8601_utc(nanos: i128) -> String {
@@ -174,7 +176,7 @@ impl Engine {
             }
             match target.create_dir() {
                 Ok(made) => created |= made,
-                Err(rustix::io::Errno::EXIST) => return Err(in_the_way()),
+                Err(CreateError::InTheWay) => return Err(in_the_way()),
                 Err(_) => return Err(FsError::Refused(given.to_owned()).into()),
             }
         }
@@ -286,7 +288,7 @@ impl Engine {
         let text = match node {
             Node::Directory(_) => match location.remove(true) {
                 Ok(()) => format!("Deleted empty directory '{given}'"),
-                Err(rustix::io::Errno::NOTEMPTY) | Err(rustix::io::Errno::EXIST) => {
+                Err(RemoveError::NotEmpty) => {
                     if !recursive {
                         return Err(FsError::NotEmpty(given.to_owned()).into());
                     }

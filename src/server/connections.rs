@@ -34,7 +34,7 @@ pub(super) async fn serve_connections(
     limits: HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let descriptors = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    let descriptors = fsmcp_root::descriptor_limit();
     let slots = limits
         .connections(descriptors)
         .min(Semaphore::MAX_PERMITS as u64)

@@ -10,7 +10,7 @@ use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
 
 use super::relpath::RelPath;
-use crate::config::ConfigError;
+use crate::OpenError;
 
 pub(crate) use super::relpath::{TEMP_PREFIX, TEMP_SUFFIX, is_reserved as is_temp_name};
 
@@ -21,24 +21,24 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 
 /// Opens the configured root: lexically absolute against the working directory, the final
 /// component never a symbolic link.
-pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, ConfigError> {
+pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
     #[cfg(debug_assertions)]
     take_user_space_steps_if_asked();
     let absolute = absolutize(path);
     let stat = match rustix::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => stat,
-        Err(_) => return Err(ConfigError::new("root does not exist")),
+        Err(_) => return Err(OpenError::Missing),
     };
     match FileType::from_raw_mode(stat.st_mode) {
-        FileType::Symlink => return Err(ConfigError::new("root must not be a symbolic link")),
+        FileType::Symlink => return Err(OpenError::Symlink),
         FileType::Directory => {}
-        _ => return Err(ConfigError::new("root is not a directory")),
+        _ => return Err(OpenError::NotDirectory),
     }
     let fd = rustix::fs::openat(CWD, &absolute, DIR_FLAGS, Mode::empty())
-        .map_err(|_| ConfigError::new("root is not a directory"))?;
-    let opened = rustix::fs::fstat(&fd).map_err(|_| ConfigError::new("root does not exist"))?;
+        .map_err(|_| OpenError::NotDirectory)?;
+    let opened = rustix::fs::fstat(&fd).map_err(|_| OpenError::Missing)?;
     if opened.st_ino != stat.st_ino || opened.st_dev != stat.st_dev {
-        return Err(ConfigError::new("root must not be a symbolic link"));
+        return Err(OpenError::Symlink);
     }
     Ok(fd)
 }

@@ -88,6 +88,24 @@ pub struct Location {
     path: RelPath,
 }
 
+/// Why [`Location::create_dir`] created nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateError {
+    /// Something other than a directory stands there.
+    InTheWay,
+    /// The filesystem refused.
+    Failed,
+}
+
+/// Why [`Location::remove`] removed nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoveError {
+    /// The directory holds entries.
+    NotEmpty,
+    /// The filesystem refused, or the location is the root itself.
+    Failed,
+}
+
 /// Why a move was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveError {
@@ -238,7 +256,7 @@ impl Location {
     }
 
     /// Creates the directory here. `Ok(false)` when a directory already exists.
-    pub fn create_dir(&self) -> Result<bool, Errno> {
+    pub fn create_dir(&self) -> Result<bool, CreateError> {
         let Some(name) = self.name.as_deref() else {
             return Ok(false);
         };
@@ -249,9 +267,9 @@ impl Location {
             }
             Err(Errno::EXIST) => match lstat_at(&self.dir, name).map(|s| file_type(&s)) {
                 Some(FileType::Directory) => Ok(false),
-                _ => Err(Errno::EXIST),
+                _ => Err(CreateError::InTheWay),
             },
-            Err(e) => Err(e),
+            Err(_) => Err(CreateError::Failed),
         }
     }
 
@@ -282,16 +300,21 @@ impl Location {
     }
 
     /// Removes a file or link (`directory: false`) or an empty directory (`directory: true`).
-    pub fn remove(&self, directory: bool) -> Result<(), Errno> {
-        let name = self.name.as_deref().ok_or(Errno::BUSY)?;
+    pub fn remove(&self, directory: bool) -> Result<(), RemoveError> {
+        let name = self.name.as_deref().ok_or(RemoveError::Failed)?;
         let flags = if directory {
             AtFlags::REMOVEDIR
         } else {
             AtFlags::empty()
         };
-        rustix::fs::unlinkat(&self.dir, name, flags)?;
-        let _ = rustix::fs::fsync(&self.dir);
-        Ok(())
+        match rustix::fs::unlinkat(&self.dir, name, flags) {
+            Ok(()) => {
+                let _ = rustix::fs::fsync(&self.dir);
+                Ok(())
+            }
+            Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => Err(RemoveError::NotEmpty),
+            Err(_) => Err(RemoveError::Failed),
+        }
     }
 }
 
@@ -451,11 +474,11 @@ impl Root {
             frames.pop();
             let removed = match frames.last() {
                 Some((_, parent, _)) => {
-                    rustix::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR)
+                    rustix::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR).is_ok()
                 }
-                None => location.remove(true),
+                None => location.remove(true).is_ok(),
             };
-            complete &= removed.is_ok();
+            complete &= removed;
         }
         Ok(if complete {
             Removal::Complete

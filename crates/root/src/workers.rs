@@ -5,7 +5,7 @@
 //!
 //! Work handed to a pool runs under the calling thread's call (deadline, cancellation,
 //! progress): [`install`] carries it, and parallel steps inside carry it on with
-//! [`crate::root::Call::run`], since a pool thread has no call of its own.
+//! [`crate::Call::run`], since a pool thread has no call of its own.
 
 /// Threads of each pool: the machines fsmcp targets have two cores.
 const WORKER_THREADS: usize = 2;
@@ -16,14 +16,14 @@ const WORKER_STACK_BYTES: usize = 16 << 20;
 
 /// The shared pool, built on first use (`None` if it could not be built: the work then runs on
 /// the calling thread).
-pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
+pub fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| build("fsmcp-worker")).as_ref()
 }
 
 /// The map's parsing pool, built on first use (`None` if it could not be built: the parses
 /// then run on the calling thread).
-pub(crate) fn map_pool() -> Option<&'static rayon::ThreadPool> {
+pub fn map_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| build("fsmcp-map")).as_ref()
 }
@@ -39,8 +39,8 @@ fn build(name: &'static str) -> Option<rayon::ThreadPool> {
 
 /// Runs `work` on the shared pool under the calling thread's call (on the calling thread when
 /// there is no pool), and waits for it.
-pub(crate) fn install<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    let call = crate::root::current_call();
+pub fn install<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let call = crate::current_call();
     match pool() {
         Some(pool) => pool.install(move || call.run(work)),
         None => work(),

@@ -1,6 +1,9 @@
-//! The confinement boundary. A [`Root`] holds a pinned directory descriptor, a [`Selector`] and
-//! the walk [`Limits`]; it is the only place in fsmcp that touches the filesystem, and it does so
-//! only relative to that descriptor, never following a symbolic link at any component.
+//! The confinement boundary, as its own crate: the only crate of fsmcp that depends on
+//! `rustix`'s filesystem API, so the compiler keeps every filesystem call in here. A [`Root`]
+//! holds a pinned directory descriptor, a [`Selector`] and the walk [`Limits`], and touches the
+//! filesystem only relative to that descriptor, never following a symbolic link at any
+//! component. The worker pools ([`workers`]) live here too: walks run on them, under the
+//! calling thread's [`Call`].
 //!
 //! * [`RelPath`] parses client text into a path that cannot leave the root.
 //! * [`Selector`] answers which paths the root serves.
@@ -9,8 +12,8 @@
 //! * [`Root::replace_file`] commits a write atomically (temp file, fsync, rename).
 //!
 //! ```no_run
-//! use fsmcp::config::Limits;
-//! use fsmcp::root::{RelPath, Root, Selector};
+//! use fsmcp_root::limits::Limits;
+//! use fsmcp_root::{RelPath, Root, Selector};
 //! let selector = Selector::new(&["**".to_string()], &[], true);
 //! let root = Root::open(".", selector, Limits::default()).unwrap();
 //! let files = root.inventory(&RelPath::root()).unwrap();
@@ -21,6 +24,7 @@ mod deadline;
 mod dir;
 mod error;
 mod identity;
+pub mod limits;
 mod location;
 mod mutate;
 mod open;
@@ -30,6 +34,7 @@ mod resolve;
 mod select;
 mod walk;
 mod watch;
+pub mod workers;
 
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -39,13 +44,38 @@ pub use deadline::{
 };
 pub use error::RootError;
 pub use identity::Identity;
-pub use location::{ChainError, Location, MoveError, Node, NodeInfo, Removal, SeenTree};
+pub use location::{
+    ChainError, CreateError, Location, MoveError, Node, NodeInfo, Removal, RemoveError, SeenTree,
+};
 pub use open::ReadFile;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
 pub use walk::{EntryKind, FileEntry, ListEntry, TreeWalk, compare_tree_order};
 
-use crate::config::{ConfigError, Limits};
+use limits::Limits;
+
+/// Why a root could not be opened; each `Display` is the line a user reads at start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    /// The limits given are outside their ranges.
+    #[error("limits are not valid")]
+    InvalidLimits,
+    /// Nothing exists at the root's path.
+    #[error("root does not exist")]
+    Missing,
+    /// The root's path is a symbolic link.
+    #[error("root must not be a symbolic link")]
+    Symlink,
+    /// The root's path is not a directory.
+    #[error("root is not a directory")]
+    NotDirectory,
+}
+
+/// How many descriptors this process may hold open (its soft `RLIMIT_NOFILE`; `None` for no
+/// limit): the HTTP server sizes its connection cap by it, leaving room for the files calls open.
+pub fn descriptor_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+}
 
 /// One served directory: the capability every filesystem access goes through.
 #[derive(Debug)]
@@ -68,9 +98,9 @@ impl Root {
         path: impl AsRef<Path>,
         selector: Selector,
         limits: Limits,
-    ) -> Result<Root, ConfigError> {
+    ) -> Result<Root, OpenError> {
         if !limits.is_valid() {
-            return Err(ConfigError::new("limits are not valid"));
+            return Err(OpenError::InvalidLimits);
         }
         let dir = dir::open_root(path.as_ref())?;
         Ok(Root {
