@@ -1,11 +1,12 @@
 //! The code map: which files a tree leans on and the definitions that matter in each.
 //!
 //! `tags` reads one file into its definitions and references (tree-sitter tags queries for
-//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX; a heuristic scanner for
-//! Raku); `rank` builds the graph "file A refers to a name file B defines" and ranks files
+//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX; `raku`, a heuristic
+//! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and ranks files
 //! with a personalized PageRank; `render` spends the character budget whole files at a time.
 
 pub mod memory;
+mod raku;
 pub mod rank;
 pub mod render;
 pub mod symbols;
