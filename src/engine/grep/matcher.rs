@@ -239,6 +239,8 @@ impl Matcher for Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::grep::file::MAX_LINE_BYTES;
+    use crate::engine::grep::tests::grep;
 
     #[test]
     fn the_probe_refuses_only_what_the_lazy_dfa_gives_up_on() {
@@ -278,6 +280,42 @@ mod tests {
         assert_eq!(
             compile(&"x".repeat(100_000), false, false).unwrap_err(),
             FsError::PatternTooLarge("pattern").into()
+        );
+    }
+    #[test]
+    fn literal_by_default() {
+        let file = b"a.b\naxb\n(a.b)\n";
+        assert_eq!(grep(file, "a.b", false, 0, 50), "f:1:a.b\nf:3:(a.b)");
+        assert_eq!(
+            grep(file, "a.b", true, 0, 50),
+            "f:1:a.b\nf:2:axb\nf:3:(a.b)"
+        );
+        assert_eq!(grep(file, "^a", true, 0, 50), "f:1:a.b\nf:2:axb");
+    }
+
+    #[test]
+    fn windows_find_what_the_whole_haystack_holds() {
+        // Matches in the first window, in a line across the boundary of the next, and after.
+        let mut file = "a\n".repeat(CHECK_WINDOW);
+        file.push_str(&"b".repeat(CHECK_WINDOW));
+        file.push_str(" needle\nlast needle\n");
+        let lines = CHECK_WINDOW + 1;
+        assert_eq!(
+            grep(file.as_bytes(), "needle", false, 0, 50),
+            format!(
+                "f:{lines}:…{} needle [bytes {}-{} of {}; match at byte {}]\nf:{}:last needle",
+                "b".repeat(MAX_LINE_BYTES - 7),
+                CHECK_WINDOW + 7 - MAX_LINE_BYTES + 1,
+                CHECK_WINDOW + 7,
+                CHECK_WINDOW + 7,
+                CHECK_WINDOW + 2,
+                lines + 1
+            )
+        );
+        assert_eq!(grep(file.as_bytes(), "^a", true, 0, 1), "f:1:a");
+        assert_eq!(
+            grep(file.as_bytes(), "^last", true, 0, 50),
+            format!("f:{}:last needle", lines + 1)
         );
     }
 }

@@ -417,7 +417,7 @@ mod tests {
     use grep_searcher::Searcher;
 
     /// The lines a search of one file gives, or `None` when the file is skipped.
-    fn scan_hits<F: ReadAt + ?Sized>(
+    pub(super) fn scan_hits<F: ReadAt + ?Sized>(
         searcher: &mut Searcher,
         matcher: &Checked,
         file: &F,
@@ -442,7 +442,8 @@ mod tests {
         }
     }
 
-    fn budget(matches: u64) -> FileBudget {
+    /// A file's budget of `matches` lines and unbounded bytes.
+    pub(super) fn budget(matches: u64) -> FileBudget {
         FileBudget {
             matches,
             bytes: u64::MAX,
@@ -451,28 +452,18 @@ mod tests {
     }
 
     /// The formatted answer for one in-memory file named `f`.
-    fn grep(bytes: &[u8], pattern: &str, regex: bool, context: usize, quota: u64) -> String {
+    pub(super) fn grep(
+        bytes: &[u8],
+        pattern: &str,
+        regex: bool,
+        context: usize,
+        quota: u64,
+    ) -> String {
         let matcher = compile(pattern, regex, false).expect("compiles");
         let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
         let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
         answer.text
-    }
-
-    fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
-        let matcher = compile(pattern, false, false).expect("compiles");
-        scan_hits(&mut searcher(0), &matcher, bytes, budget(50))
-    }
-
-    #[test]
-    fn literal_by_default() {
-        let file = b"a.b\naxb\n(a.b)\n";
-        assert_eq!(grep(file, "a.b", false, 0, 50), "f:1:a.b\nf:3:(a.b)");
-        assert_eq!(
-            grep(file, "a.b", true, 0, 50),
-            "f:1:a.b\nf:2:axb\nf:3:(a.b)"
-        );
-        assert_eq!(grep(file, "^a", true, 0, 50), "f:1:a.b\nf:2:axb");
     }
 
     #[test]
@@ -506,92 +497,6 @@ mod tests {
     }
 
     #[test]
-    fn quota_keeps_trailing_context_and_looks_for_one_more() {
-        let file = b"x1\nc\nx2\nc\nc\nc\nx3\n";
-        let matcher = compile("x", false, false).unwrap();
-        let hits = scan_hits(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
-        assert!(hits.more);
-        let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
-        // The second match ends the search; it and its leading context are not shown.
-        assert_eq!(texts, ["x1", "c"]);
-        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(2)).unwrap();
-        assert!(hits.more);
-        let numbers: Vec<_> = hits.lines.iter().map(|l| l.number).collect();
-        assert_eq!(numbers, [1, 2, 3, 4, 5]);
-        // Quota 0 only looks.
-        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(0)).unwrap();
-        assert!(hits.more && hits.lines.is_empty());
-        let hits = scan_hits(&mut searcher(0), &matcher, &file[..], budget(3)).unwrap();
-        assert!(!hits.more);
-        assert_eq!(hits.lines.len(), 3);
-    }
-
-    #[test]
-    fn binary_files_are_skipped_and_other_bytes_searched() {
-        assert!(scan(b"needle\0\n", "needle").is_none());
-        let mut late_nul = vec![b'a'; 9000];
-        late_nul.extend_from_slice(b"\nneedle\0\n");
-        assert_eq!(scan(&late_nul, "needle").unwrap().lines.len(), 1);
-        // Bytes that are not UTF-8 are searched, and shown as U+FFFD.
-        let latin1 = b"caf\xe9 needle\n";
-        let hits = scan(latin1, "needle").unwrap();
-        assert_eq!(hits.lines[0].text, "caf\u{fffd} needle");
-        let mut late_bad = b"needle\n".to_vec();
-        late_bad.extend(std::iter::repeat_n(b'a', 200_000));
-        late_bad.extend_from_slice(b"\n\xff\n");
-        assert_eq!(scan(&late_bad, "needle").unwrap().lines.len(), 1);
-        // A scalar cut at the end of the file.
-        assert_eq!(scan(b"needle \xe2\x82", "needle").unwrap().lines.len(), 1);
-        // Across a read boundary, a scalar is whole.
-        let mut file = vec![b'a'; 65530];
-        file.extend_from_slice("\nxxxx€ needle\n".as_bytes());
-        let hits = scan(&file, "needle").unwrap();
-        assert_eq!(hits.lines[0].text, "xxxx€ needle");
-    }
-
-    #[test]
-    fn windows_find_what_the_whole_haystack_holds() {
-        // Matches in the first window, in a line across the boundary of the next, and after.
-        let mut file = "a\n".repeat(CHECK_WINDOW);
-        file.push_str(&"b".repeat(CHECK_WINDOW));
-        file.push_str(" needle\nlast needle\n");
-        let lines = CHECK_WINDOW + 1;
-        assert_eq!(
-            grep(file.as_bytes(), "needle", false, 0, 50),
-            format!(
-                "f:{lines}:…{} needle [bytes {}-{} of {}; match at byte {}]\nf:{}:last needle",
-                "b".repeat(MAX_LINE_BYTES - 7),
-                CHECK_WINDOW + 7 - MAX_LINE_BYTES + 1,
-                CHECK_WINDOW + 7,
-                CHECK_WINDOW + 7,
-                CHECK_WINDOW + 2,
-                lines + 1
-            )
-        );
-        assert_eq!(grep(file.as_bytes(), "^a", true, 0, 1), "f:1:a");
-        assert_eq!(
-            grep(file.as_bytes(), "^last", true, 0, 50),
-            format!("f:{}:last needle", lines + 1)
-        );
-    }
-
-    #[test]
-    fn line_endings_and_bom() {
-        assert_eq!(
-            grep(b"\xEF\xBB\xBFneedle\r\nx\r\nneedle", "needle", false, 1, 50),
-            "f:1:needle\nf-2-x\nf:3:needle"
-        );
-        assert_eq!(
-            grep(b"\xEF\xBB\xBFneedle", "^needle$", true, 0, 50),
-            "f:1:needle"
-        );
-        assert_eq!(
-            grep(b"a needle\r\n", "needle$", true, 0, 50),
-            "f:1:a needle"
-        );
-    }
-
-    #[test]
     fn answer_stops_at_a_whole_line() {
         let line = |number| Line {
             number,
@@ -605,24 +510,5 @@ mod tests {
         assert_eq!(answer.stop, Some(Stop::Output));
         assert_eq!(answer.used, 30);
         assert_eq!(answer.matches, 2);
-    }
-
-    #[test]
-    fn overflow_stops_the_file() {
-        let matcher = compile("x", false, false).unwrap();
-        let file = "x\n".repeat(1000);
-        let hits = scan_hits(
-            &mut searcher(0),
-            &matcher,
-            file.as_bytes(),
-            FileBudget {
-                matches: 1000,
-                bytes: 10 * LINE_OVERHEAD,
-                per_line: LINE_OVERHEAD,
-            },
-        )
-        .unwrap();
-        assert!(hits.overflow);
-        assert!(hits.lines.len() < 20);
     }
 }
