@@ -2,8 +2,9 @@
 //!
 //! `tags` reads one file into its definitions and references (tree-sitter tags queries for
 //! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX; `raku`, a heuristic
-//! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and ranks files
-//! with a personalized PageRank; `render` spends the character budget whole files at a time.
+//! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and
+//! ranks files with a personalized PageRank; `render` spends the character budget whole files
+//! at a time.
 
 pub mod memory;
 mod raku;

@@ -190,7 +190,7 @@ pub(super) enum Scanned<T> {
     Hits(T),
     Skipped,
     LineTooLong,
-    /// A line the pattern could not search in bounded time (see [`Probe`]).
+    /// A line the pattern could not search in bounded time (see [`Probe`](super::matcher::Probe)).
     TooCostly,
 }
 
@@ -217,7 +217,7 @@ impl<T> Scanned<T> {
     }
 }
 
-/// What a file gave, by the answer's [`GrepOutput`].
+/// What a file gave, by the answer's [`GrepOutput`](super::GrepOutput).
 pub(super) enum Found {
     Lines(FileHits),
     /// Matching lines, counted up to the search's limit.

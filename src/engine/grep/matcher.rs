@@ -78,7 +78,7 @@ pub(super) const CHECK_WINDOW: usize = 16 << 10;
 /// must simulate the pattern's automaton (about 15 ns each: two seconds at most).
 pub(super) const FALLBACK_WORK: u64 = 1 << 27;
 
-/// What a search error says when a window was too costly to search; [`scan_file`] knows it by
+/// What a search error says when a window was too costly to search; [`scan_file`](super::file::scan_file) knows it by
 /// this text (the searcher passes on only a matcher error's message).
 pub(super) const TOO_COSTLY: &str = "the pattern is too costly to search this text";
 

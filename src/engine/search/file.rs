@@ -1,5 +1,5 @@
-//! The scan of one file on a `search_text` page: block reads on the 8 KiB grid that
-//! positions are defined on, terms found across read boundaries, and each matched line's evidence.
+//! The scan of one file on a `search_text` page: block reads on the 8 KiB grid that positions
+//! are defined on, terms found across read boundaries, and each matched line's evidence.
 //!
 //! Kept apart from the page's walk over the files (in [`super`]) because this is where the
 //! byte-exact resume rules live, which the differential test in `tests` pins down.
