@@ -206,6 +206,15 @@ type Outcome = Result<PageItems, String>;
 /// A page's items (item, hash bytes, resume) and where the next page starts.
 type PageItems = (Vec<(Value, Vec<u8>, Value)>, Option<Position>);
 
+/// A page's items in the form both scans are compared in.
+fn page_items(items: Vec<Candidate<Position>>, end: Option<Position>) -> PageItems {
+    let items = items
+        .into_iter()
+        .map(|c| (c.item, c.hash_bytes, c.resume.to_value()))
+        .collect();
+    (items, end)
+}
+
 fn new_page(
     engine: &Engine,
     terms: &Terms,
@@ -227,13 +236,7 @@ fn new_page(
         },
     );
     let end = engine.scan(&mut scan, start).map_err(|e| e.to_string())?;
-    let items = scan.items.into_iter();
-    Ok((
-        items
-            .map(|c| (c.item, c.hash_bytes, c.resume.to_value()))
-            .collect(),
-        end,
-    ))
+    Ok(page_items(scan.items, end))
 }
 
 fn reference_page(
@@ -253,13 +256,7 @@ fn reference_page(
         items: Vec::new(),
     };
     let end = reference_scan(engine, &mut scan, start).map_err(|e| e.to_string())?;
-    let items = scan.items.into_iter();
-    Ok((
-        items
-            .map(|c| (c.item, c.hash_bytes, c.resume.to_value()))
-            .collect(),
-        end,
-    ))
+    Ok(page_items(scan.items, end))
 }
 
 /// Random text: lines of random length over a small alphabet (so short terms occur by
