@@ -85,8 +85,7 @@ pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
 /// without `openat2` (before 5.6, or a seccomp filter refusing it) get the same steps from
 /// user space: one no-follow `openat` per segment, each holding the descriptor of the last.
 pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd> {
-    let target = if path.is_root() { "." } else { path.as_str() };
-    match open_beneath(&root, target, DIR_FLAGS) {
+    match open_dir_beneath(&root, path) {
         Beneath::Opened(fd) => return Some(fd),
         Beneath::Refused => return None,
         Beneath::Unsupported => {}
@@ -96,6 +95,12 @@ pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd>
         current = open_dir_at(&current, segment).ok()?;
     }
     Some(current)
+}
+
+/// The directory `path` below the root by one `openat2` (see [`open_dir_chain`]), or why not.
+pub(crate) fn open_dir_beneath(root: impl AsFd, path: &RelPath) -> Beneath {
+    let target = if path.is_root() { "." } else { path.as_str() };
+    open_beneath(root, target, DIR_FLAGS)
 }
 
 /// What [`open_beneath`] did.

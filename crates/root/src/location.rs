@@ -9,7 +9,9 @@ use std::rc::Rc;
 use rustix::fs::{AtFlags, FileType, Mode, RenameFlags, Stat};
 use rustix::io::Errno;
 
-use super::dir::{file_type, is_temp_name, lstat_at, open_dir_at, reopen};
+use super::dir::{
+    Beneath, file_type, is_temp_name, lstat_at, open_dir_at, open_dir_beneath, reopen,
+};
 use super::{Identity, ReadFile, RelPath, Root, RootError};
 
 /// Why a path's directory chain does not resolve.
@@ -174,6 +176,27 @@ impl Root {
                 path: path.clone(),
             });
         };
+        // One `openat2` below the root's descriptor, as every open; the steps only where the
+        // kernel lacks it.
+        let dir = match open_dir_beneath(&self.dir, &parent) {
+            Beneath::Opened(dir) => dir,
+            // The steps only name what is wrong (the kernel's errno does not say which component
+            // was a link); should they get through, the tree changed under the call.
+            Beneath::Refused => {
+                return Err(self.step_to(&parent).err().unwrap_or(ChainError::Missing));
+            }
+            Beneath::Unsupported => self.step_to(&parent)?,
+        };
+        Ok(Location {
+            dir,
+            name: path.file_name().map(str::to_owned),
+            path: path.clone(),
+        })
+    }
+
+    /// The directory `parent` below the root by one no-follow `openat` per segment, or what
+    /// stopped the walk.
+    fn step_to(&self, parent: &RelPath) -> Result<OwnedFd, ChainError> {
         let mut current = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
         for segment in parent.segments() {
             current = match open_dir_at(&current, segment) {
@@ -187,11 +210,7 @@ impl Root {
                 }
             };
         }
-        Ok(Location {
-            dir: current,
-            name: path.file_name().map(str::to_owned),
-            path: path.clone(),
-        })
+        Ok(current)
     }
 }
 
