@@ -4,7 +4,8 @@
 //! create or remove) and `root/`, served with `--tools ptc,fs --include '**'`, with and without
 //! `--follow-symlinks`. An attacker thread swaps, as fast as it can for a bounded time, either
 //! the directory `root/d` with a symbolic link to the outside tree, or the files `root/d/f.txt`
-//! and `root/top.txt` with links to an outside file, always by atomic renames. Meanwhile the
+//! and `root/top.txt` with links to an outside file, always by atomic renames, or moves the real
+//! `root/d` out of the root (to a sibling `away/`) and back. Meanwhile the
 //! client pipelines every read and write tool through those paths. Afterwards: no response ever
 //! held the marker or a host path, every stdout line was one JSON value answering a call, the
 //! outside tree is unchanged (bytes, kinds, modes, inodes, directory times), no temp file was
@@ -39,6 +40,8 @@ const MARKER: &str = "OUTSIDE-MARKER";
 const HAMMER: Duration = Duration::from_secs(3);
 /// The bytes of `root/d/f.txt` as the attacker restores it.
 const INSIDE_F: &str = "inside f alpha\n";
+/// The marker file beside the place `root/d` is moved to.
+const AWAY_SECRET: &str = "OUTSIDE-MARKER away line\n";
 /// The bytes of `root/top.txt` as the attacker restores it.
 const INSIDE_TOP: &str = "inside top alpha\n";
 
@@ -107,6 +110,10 @@ enum Attack {
     /// `root/d/f.txt` and `root/top.txt` alternate between a regular file and a link to
     /// `outside/secret.txt` (relative, absolute, and absolute through the root's own path).
     File,
+    /// The real directory `root/d` moved out of the root (to `<tmp>/away/d`) and back by plain
+    /// renames, the case `RESOLVE_BENEATH` exists for: a walk that took `d` inside the root
+    /// must not go on outside it.
+    MoveOut,
     /// Two levels down: `root/d/deep/inner` ⇄ `root/d/deep/inner.link` (a link to the absolute
     /// `outside/newdir`) with `RENAME_EXCHANGE`, while the client builds the tree with
     /// `fs_mkdir`, fills it and deletes it recursively; the attacker rebuilds what is deleted.
@@ -145,6 +152,7 @@ impl Attacker {
                 std::os::unix::fs::symlink(&outside, root.join("d.link")).expect("link");
                 rename_dirs(&root, &flag)
             }
+            Attack::MoveOut => move_out(&root, &flag),
             Attack::File => swap_files(&root, &outside, &flag),
             Attack::Nested => exchange_nested(&root, &outside, &flag),
         });
@@ -281,6 +289,42 @@ fn rename_dirs(root: &Path, stop: &AtomicBool) -> Swaps {
     swaps
 }
 
+fn move_out(root: &Path, stop: &AtomicBool) -> Swaps {
+    let away = root.parent().expect("a parent").join("away");
+    std::fs::create_dir_all(&away).expect("away directory");
+    // A neighbour a walk that went on outside the root could reach from `d` by `..`.
+    std::fs::write(away.join("secret.txt"), AWAY_SECRET).expect("away marker");
+    let (d, gone) = (root.join("d"), away.join("d"));
+    let mut swaps = Swaps {
+        how: "rename out of the root and back",
+        ..Swaps::default()
+    };
+    let back = |swaps: &mut Swaps| loop {
+        match std::fs::rename(&gone, &d) {
+            Ok(()) => return,
+            // While `d` was away, `fs_mkdir d/…` (which creates missing parents) may have made
+            // a fresh `d`: move it aside, inside the root, and go on.
+            Err(_) => {
+                swaps.failed += 1;
+                std::fs::rename(&d, root.join(format!("d.made-{}", swaps.failed)))
+                    .expect("move a directory the server made out of the way");
+            }
+        }
+    };
+    while !stop.load(Ordering::Relaxed) {
+        match std::fs::rename(&d, &gone) {
+            Ok(()) => swaps.done += 1,
+            // The client moved or deleted `d` itself for a moment.
+            Err(_) => {
+                swaps.failed += 1;
+                continue;
+            }
+        }
+        back(&mut swaps);
+    }
+    swaps
+}
+
 fn swap_files(root: &Path, outside: &Path, stop: &AtomicBool) -> Swaps {
     let secret = outside.join("secret.txt");
     let through_root = root.join("../outside/secret.txt");
@@ -347,7 +391,7 @@ fn burst(attack: Attack, i: u64) -> Vec<(&'static str, Value)> {
         ("beta", "alpha")
     };
     match attack {
-        Attack::DirExchange | Attack::DirRenames => {
+        Attack::DirExchange | Attack::DirRenames | Attack::MoveOut => {
             let (from, to) = if even {
                 ("d/f.txt", "d/f2.txt")
             } else {
@@ -645,6 +689,25 @@ fn scenario(name: &str, attack: Attack, follow: bool) {
         }
     }
 
+    if attack == Attack::MoveOut {
+        // `d` is back, and beside where it went nothing was read into view, changed or left.
+        let away = layout.base.join("away");
+        let mut names: Vec<String> = std::fs::read_dir(&away)
+            .expect("away directory")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["secret.txt"],
+            "{name}: what is left beside the moved directory"
+        );
+        assert_eq!(
+            std::fs::read_to_string(away.join("secret.txt")).expect("away marker"),
+            AWAY_SECRET,
+            "{name}: the marker beside the moved directory"
+        );
+    }
     let after = tree_state(&layout.outside);
     let diff = state_diff(&before, &after);
     assert!(
@@ -729,6 +792,16 @@ fn directory_renamed_to_absolute_link() {
 #[test]
 fn directory_renamed_to_absolute_link_following_links() {
     scenario("dir-renames --follow-symlinks", Attack::DirRenames, true);
+}
+
+#[test]
+fn directory_moved_out_of_the_root_and_back() {
+    scenario("move-out", Attack::MoveOut, false);
+}
+
+#[test]
+fn directory_moved_out_of_the_root_and_back_following_links() {
+    scenario("move-out --follow-symlinks", Attack::MoveOut, true);
 }
 
 #[test]
