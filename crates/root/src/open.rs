@@ -86,7 +86,7 @@ impl Root {
         let parent = self
             .resolve(&parent, true)
             .map_err(|_| RootError::NotServed)?;
-        let Some(_) = open_dir_chain(&self.dir, &parent) else {
+        let Some(parent_dir) = open_dir_chain(&self.dir, &parent) else {
             return Err(RootError::NotServed);
         };
         if !self.selector.selects(path.as_str()) {
@@ -107,8 +107,12 @@ impl Root {
         if is_temp_name(name) {
             return Err(RootError::NotServed);
         }
-        let Some(dir) = open_dir_chain(&self.dir, &parent) else {
-            return Err(RootError::NotReadable);
+        // The directory opened above, unless a followed link changed the path: each path is
+        // resolved once.
+        let dir = if target == *path {
+            parent_dir
+        } else {
+            open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?
         };
         let file = open_regular(&dir, name)?;
         if file.identity.size > self.limits.max_file_bytes {
