@@ -30,10 +30,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::args::{is_env_name, is_prefix};
 use super::http::{HttpSettings, parse_host, parse_listen, parse_origin};
 use super::limits::LimitSpec;
-use super::{ConfigError, RootConfig, ServeConfig, ServerIdentity, Source, ToolSelection};
+use super::{
+    ConfigError, ENV_NAME_RULE, PREFIX_RULE, RootConfig, ServeConfig, ServerIdentity, Source,
+    ToolSelection, is_env_name, is_prefix,
+};
 
 /// Reads and checks the config file at `path` (as typed on the command line).
 pub fn load(path: &str) -> Result<ServeConfig, ConfigError> {
@@ -137,10 +139,8 @@ fn http_settings(path: &str, value: &Value) -> Result<HttpSettings, ConfigError>
             "listen" => {}
             "auth_token_env" => {
                 let name = value.as_str().filter(|name| is_env_name(name));
-                settings.auth_token_env = Some(
-                    name.ok_or_else(|| fail(key, "must name an environment variable"))?
-                        .to_owned(),
-                );
+                settings.auth_token_env =
+                    Some(name.ok_or_else(|| fail(key, ENV_NAME_RULE))?.to_owned());
             }
             "allow_origins" => {
                 let items = strings(value).ok_or_else(|| fail(key, STRINGS))?;
@@ -240,12 +240,7 @@ fn root_config(
                 config.prefix = value
                     .as_str()
                     .filter(|prefix| is_prefix(prefix))
-                    .ok_or_else(|| {
-                        fail(
-                            key,
-                            "must be empty or a name of letters, digits, underscores or hyphens",
-                        )
-                    })?
+                    .ok_or_else(|| fail(key, PREFIX_RULE))?
                     .to_owned();
             }
             "read_only" => config.read_only = value.as_bool().ok_or_else(|| fail(key, BOOLEAN))?,
@@ -256,7 +251,7 @@ fn root_config(
                 let name = value
                     .as_str()
                     .filter(|name| is_env_name(name))
-                    .ok_or_else(|| fail(key, "must name an environment variable"))?;
+                    .ok_or_else(|| fail(key, ENV_NAME_RULE))?;
                 config.cursor_key_env = Some(name.to_owned());
             }
             "limits" => {

@@ -4,9 +4,8 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use super::ConfigError;
-use super::args::is_env_name;
 use super::limits::HttpLimits;
+use super::{ConfigError, parse_env_name};
 
 /// Shortest bearer token accepted: guessing one must not be practical.
 pub const MIN_TOKEN_BYTES: usize = 16;
@@ -137,13 +136,7 @@ pub fn parse_listen(value: &str) -> Result<SocketAddr, ConfigError> {
 
 /// `--auth-token-env`: a portable environment variable name.
 pub fn parse_token_env(value: &str) -> Result<String, ConfigError> {
-    if is_env_name(value) {
-        Ok(value.to_owned())
-    } else {
-        Err(ConfigError::new(
-            "--auth-token-env must name an environment variable",
-        ))
-    }
+    parse_env_name("--auth-token-env", value)
 }
 
 /// `--allow-origin`: `null`, or `http://` or `https://` followed by a host and optional port.

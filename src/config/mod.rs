@@ -2,7 +2,9 @@
 //! and the deterministic cursor key (`cursor_key`), validated once at start-up into plain values.
 //!
 //! Both forms end as one [`ServeConfig`]: the server's identity and one [`RootConfig`] per
-//! served root. The flag form is a config of one root with the default identity.
+//! served root. The flag form is a config of one root with the default identity. What a root's
+//! values may be (a [`ToolSelection`], a prefix, a variable name) is defined here, once, for
+//! both forms.
 //!
 //! Every start-up failure is a [`ConfigError`] whose `Display` is the one line printed to stderr
 //! before exiting with status 64.
@@ -17,7 +19,7 @@ pub use fsmcp_root::limits;
 
 use std::path::PathBuf;
 
-pub use args::{Invocation, OneShot, Options, ProtocolMode, ToolSelection, help_text, parse_args};
+pub use args::{Invocation, OneShot, Options, help_text, parse_args};
 pub use http::{HttpConfig, HttpSettings};
 pub use limits::Limits;
 
@@ -104,11 +106,102 @@ impl Default for RootConfig {
             limits: Limits::default(),
             cursor_key_env: None,
             tools: ToolSelection::default(),
-            prefix: args::DEFAULT_PREFIX.to_owned(),
+            prefix: DEFAULT_PREFIX.to_owned(),
             read_only: false,
             follow_symlinks: false,
         }
     }
+}
+
+/// The tool vocabularies to register; at least one is always set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolSelection {
+    /// The ptc-fs-mcp tools under their original names.
+    pub ptc: bool,
+    /// The fs tools, named with [`RootConfig::prefix`].
+    pub fs: bool,
+}
+
+impl Default for ToolSelection {
+    /// Only the ptc tools, so a ptc-fs-mcp command line behaves the same unchanged.
+    fn default() -> Self {
+        ToolSelection {
+            ptc: true,
+            fs: false,
+        }
+    }
+}
+
+impl ToolSelection {
+    /// The selection naming `ptc`, `fs`, or both in either order, each once; `None` otherwise.
+    pub fn from_names(names: &[&str]) -> Option<ToolSelection> {
+        match names {
+            ["ptc"] => Some(ToolSelection {
+                ptc: true,
+                fs: false,
+            }),
+            ["fs"] => Some(ToolSelection {
+                ptc: false,
+                fs: true,
+            }),
+            ["ptc", "fs"] | ["fs", "ptc"] => Some(ToolSelection {
+                ptc: true,
+                fs: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Default of `--prefix` (and of a config file's `prefix`).
+pub const DEFAULT_PREFIX: &str = "fs";
+
+/// What a prefix must be, worded after the flag or the config key that gave it.
+pub(crate) const PREFIX_RULE: &str =
+    "must be empty or a name of letters, digits, underscores or hyphens";
+
+/// Whether `value` is a valid fs tool prefix: empty, or a letter followed by at most 31
+/// letters, digits, `_` or `-`, so every prefixed tool name stays a short, portable identifier.
+pub(crate) fn is_prefix(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    value.is_empty()
+        || (bytes.len() <= 32
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1..]
+                .iter()
+                .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_' || *byte == b'-'))
+}
+
+/// What a variable name must be, worded after the flag or the config key that gave it.
+pub(crate) const ENV_NAME_RULE: &str = "must name an environment variable";
+
+/// Whether `value` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+pub(crate) fn is_env_name(value: &str) -> bool {
+    let mut bytes = value.bytes();
+    bytes
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == b'_')
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}
+
+/// `value` if it is a portable environment variable name (see [`is_env_name`]), else the
+/// error `<flag> must name an environment variable`.
+pub(crate) fn parse_env_name(flag: &str, value: &str) -> Result<String, ConfigError> {
+    if is_env_name(value) {
+        Ok(value.to_owned())
+    } else {
+        Err(ConfigError::new(format!("{flag} {ENV_NAME_RULE}")))
+    }
+}
+
+/// Which openings the server accepts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProtocolMode {
+    /// Both the stateless 2026-07-28 protocol and the 2025-11-25 `initialize` handshake.
+    #[default]
+    All,
+    /// 2026-07-28 only: a legacy opening is refused, as ptc-fs-mcp refuses it.
+    Modern,
 }
 
 /// Where a configuration came from, which decides how its errors and warnings are located.
@@ -164,18 +257,7 @@ impl ServeConfig {
             }
             None => Ok(ServeConfig {
                 identity: ServerIdentity::default(),
-                roots: vec![RootConfig {
-                    root: PathBuf::from(&options.root),
-                    includes: options.includes.clone(),
-                    excludes: options.excludes.clone(),
-                    default_excludes: options.default_excludes,
-                    limits: options.limits,
-                    cursor_key_env: options.cursor_key_env.clone(),
-                    tools: options.tools,
-                    prefix: options.prefix.clone(),
-                    read_only: options.read_only,
-                    follow_symlinks: options.follow_symlinks,
-                }],
+                roots: vec![options.root.clone()],
                 source: Source::Flags,
                 http: options.http.clone(),
             }),

@@ -26,7 +26,7 @@ impl Default for Published {
     fn default() -> Self {
         Published {
             ptc: false,
-            prefix: crate::config::args::DEFAULT_PREFIX.to_owned(),
+            prefix: crate::config::DEFAULT_PREFIX.to_owned(),
         }
     }
 }
