@@ -1,4 +1,4 @@
-//! The JSON-RPC line classifier (`server::stdio::judge_line`, the wire policy the stdio
+//! The JSON-RPC line classifier (`server::wire::judge_line`, the wire policy the stdio
 //! transport applies before `rmcp` sees a line) on arbitrary bytes.
 //!
 //! The input is split into lines that one connection judges in order, so the protocol era an
@@ -21,7 +21,7 @@
 use std::sync::Mutex;
 
 use fsmcp::config::ProtocolMode;
-use fsmcp::server::stdio::{Verdict, WireState, judge_line};
+use fsmcp::server::wire::{Verdict, WireState, judge_line};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -17,7 +17,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::stdio::MODERN_VERSION;
+use super::wire::MODERN_VERSION;
 use crate::config::{ProtocolMode, ServerIdentity};
 use crate::root::Progress;
 use crate::tools::{Registry, ToolOutcome, ToolSpec};

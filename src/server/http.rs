@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use super::FsmcpServer;
 use super::server_info_meta;
 use super::sessions::CappedSessions;
-use super::stdio::{MODERN_VERSION, refusal, stamp_result, word_method_not_found};
+use super::wire::{MODERN_VERSION, refusal, stamp_result, word_method_not_found};
 use crate::config::HttpConfig;
 use crate::config::http::{parse_authority, parse_host_entry};
 use crate::json::{MAX_MESSAGE_VALUES, scan};

@@ -1,7 +1,7 @@
-//! The MCP server: [`FsmcpServer`] handles requests on `rmcp`; [`stdio`] frames them on a byte
-//! stream and applies fsmcp's wire policy (parse errors, batches, protocol eras, version
-//! checks) before `rmcp` sees them; [`http`] serves them on one Streamable HTTP endpoint;
-//! [`oneshot`] runs a single call through the stdio path.
+//! The MCP server: [`FsmcpServer`] handles requests on `rmcp`; [`wire`] is fsmcp's wire policy
+//! (parse errors, batches, protocol eras, version checks), applied before `rmcp` sees a
+//! message; [`stdio`] frames messages as lines on a byte stream; [`http`] serves them on one
+//! Streamable HTTP endpoint; [`oneshot`] runs a single call through the stdio path.
 
 mod connections;
 mod handler;
@@ -9,6 +9,7 @@ pub mod http;
 pub mod oneshot;
 pub mod sessions;
 pub mod stdio;
+pub mod wire;
 
 pub use handler::{FsmcpServer, INSTRUCTIONS, server_info_meta};
 

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use super::stdio::{LineTransport, MODERN_VERSION};
+use super::stdio::LineTransport;
+use super::wire::MODERN_VERSION;
 use super::{FsmcpServer, serve};
 use crate::config::ProtocolMode;
 

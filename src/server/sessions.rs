@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_server::session::local::{
 };
 use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 
-use super::stdio::word_method_not_found;
+use super::wire::word_method_not_found;
 
 /// Most legacy sessions open at once; the next `initialize` is refused until one closes.
 pub const MAX_SESSIONS: usize = 256;
