@@ -294,13 +294,12 @@ fn a_fifo_is_refused_promptly() {
 
 #[test]
 fn an_unreadable_file_is_refused() {
-    // Root bypasses permission bits, so this refusal cannot be observed in a root-run CI job.
-    if permissions_are_bypassed() {
-        return;
-    }
     let tree = Tree::new().file("locked.txt", "x");
     tree.chmod("locked.txt", 0o000);
-    let mut server = Server::serving(&tree);
+    // Root bypasses permission bits: as root, the server runs as an unprivileged user.
+    let Some(mut server) = unprivileged_server(&tree, &["--include", "**"]) else {
+        return;
+    };
     assert_eq!(
         server.call_error("read_text_file", json!({"path": "locked.txt"})),
         "path is not a readable regular file"

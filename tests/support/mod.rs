@@ -203,6 +203,59 @@ pub fn permissions_are_bypassed() -> bool {
     std::fs::File::open(tree.join("probe.txt")).is_ok()
 }
 
+/// The user a test drops to when permission bits must hold (`nobody`).
+const UNPRIVILEGED: &str = "65534";
+
+/// A server on `tree` that permission bits apply to. Run by an unprivileged user it is the
+/// usual server; run as root (as CI runs), the tree is opened to others (0755 directories,
+/// 0644 files, except modes the test set to 0) and the binary is started through
+/// `setpriv` as `nobody`, so a file the test locked is really locked. `None` where that is
+/// impossible (root without `setpriv`), after saying so; under `CI=true` that fails instead.
+pub fn unprivileged_server(tree: &Tree, args: &[&str]) -> Option<Server> {
+    if !permissions_are_bypassed() {
+        return Some(Server::start(tree.path(), args));
+    }
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !setpriv.is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "running as root without setpriv: this test cannot drop privileges"
+        );
+        eprintln!("skipped: running as root and setpriv is missing, so permissions cannot hold");
+        return None;
+    }
+    open_to_others(tree.path());
+    let mut command = Command::new("setpriv");
+    command
+        .args([
+            &format!("--reuid={UNPRIVILEGED}"),
+            &format!("--regid={UNPRIVILEGED}"),
+            "--clear-groups",
+            BIN,
+            "--root",
+        ])
+        .arg(tree.path())
+        .args(args);
+    Some(Server::start_command(command))
+}
+
+/// Makes every directory under `dir` (itself included) 0755 and every file with a non-zero
+/// mode 0644, so another user can reach what the test did not lock.
+fn open_to_others(dir: &Path) {
+    let meta = std::fs::symlink_metadata(dir).expect("lstat");
+    if meta.file_type().is_symlink() {
+        return;
+    }
+    if meta.is_dir() {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            open_to_others(&entry.expect("entry").path());
+        }
+    } else if meta.permissions().mode() & 0o777 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Server: the binary over stdio
 // ---------------------------------------------------------------------------------------------
