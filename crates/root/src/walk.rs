@@ -1,17 +1,20 @@
 //! Budgeted, sorted, descriptor-relative walks: the inventory of served files under a scope,
 //! and the one-level listing whose directories are shown only when they serve something.
 
-use std::os::fd::{AsFd, OwnedFd};
+mod entry;
+
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
 use rustix::fs::FileType;
 
-use super::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names, reopen};
+use super::dir::{file_type, open_dir_at, open_dir_chain, reopen};
 use super::remember::{Key, Walked};
 use super::{Identity, RelPath, Root, RootError, compare_utf16};
+use entry::{Budget, Entry, dir_key};
 
 /// Levels whose subdirectories a walk hands to the worker pool; deeper ones are walked in order
 /// on the thread that reached them, so a deep tree costs stack like a sequential walk does.
@@ -99,27 +102,6 @@ impl Found {
     }
 }
 
-/// An entry as a walk sees it: its own `lstat`, or, for a followed link, the `lstat` of the
-/// link-free path it resolves to.
-struct Seen {
-    stat: rustix::fs::Stat,
-    /// The entry's link-free path, where it differs from the path the walk reached it by (a
-    /// followed link, or anything below one).
-    target: Option<RelPath>,
-    /// Whether the entry itself is a followed link.
-    link: bool,
-}
-
-impl Seen {
-    /// An entry reached through a link must be served under its link-free path as well as
-    /// under the walk's.
-    fn target_selected(&self, selector: &super::Selector) -> bool {
-        self.target
-            .as_ref()
-            .is_none_or(|t| selector.selects(t.as_str()))
-    }
-}
-
 /// Tree order: compares path segment by segment (each in UTF-16 order), so a directory's
 /// contents follow it directly: `a`, `a/b`, `a.txt`.
 pub fn compare_tree_order(a: &str, b: &str) -> std::cmp::Ordering {
@@ -128,58 +110,6 @@ pub fn compare_tree_order(a: &str, b: &str) -> std::cmp::Ordering {
         .map(|(x, y)| compare_utf16(x, y))
         .find(|o| o.is_ne())
         .unwrap_or_else(|| a.split('/').count().cmp(&b.split('/').count()))
-}
-
-/// Counters charged against the root's limits during one traversal; shared by the threads of
-/// a parallel walk.
-struct Budget<'a> {
-    root: &'a Root,
-    directories: AtomicU64,
-    entries: AtomicU64,
-    files: AtomicU64,
-}
-
-impl<'a> Budget<'a> {
-    fn new(root: &'a Root) -> Self {
-        Budget {
-            root,
-            directories: AtomicU64::new(0),
-            entries: AtomicU64::new(0),
-            files: AtomicU64::new(0),
-        }
-    }
-
-    fn enter(&self, depth: u64) -> Result<(), RootError> {
-        if depth > self.root.limits.max_depth {
-            return Err(RootError::DepthLimit);
-        }
-        if self.directories.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_directories {
-            return Err(RootError::DirectoryLimit);
-        }
-        Ok(())
-    }
-
-    fn read(&self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
-        super::deadline::check()?;
-        let max = self.root.limits.max_entries;
-        let mut names = read_names(dir, || {
-            if self.entries.fetch_add(1, Ordering::Relaxed) >= max {
-                Err(RootError::EntryLimit)
-            } else {
-                Ok(())
-            }
-        })?;
-        names.sort_by(|a, b| compare_utf16(a, b));
-        Ok(names)
-    }
-
-    /// Charges one more served file.
-    fn file(&self) -> Result<(), RootError> {
-        if self.files.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_files {
-            return Err(RootError::FileLimit);
-        }
-        Ok(())
-    }
 }
 
 impl Root {
@@ -299,27 +229,18 @@ impl Root {
         ancestors: &[(u64, u64)],
         walk: &Walk<'_>,
     ) -> Result<Found, RootError> {
-        walk.budget.enter(depth)?;
-        // Watched before it is read: a change after the read raises an event.
-        if !self.remembered.watch_directory(dir) {
-            walk.vouched.store(false, Ordering::Relaxed);
-        }
         let scope = walk.scope;
+        let entries = self.entries(dir, path, real, depth, &walk.budget, || {
+            if !self.remembered.watch_directory(dir) {
+                walk.vouched.store(false, Ordering::Relaxed);
+            }
+        })?;
         let mut found = Found::default();
         // Subdirectories left for the pool: opened there, so no level holds a descriptor per
         // subdirectory at once.
         let mut deferred = Vec::new();
-        for name in walk.budget.read(dir)? {
-            let Some(child) = RelPath::from_walk(path.join(&name)) else {
-                continue;
-            };
-            if self.selector.excludes(child.as_str()) {
-                continue;
-            }
-            let Some(seen) = self.see(dir, &name, &child, real) else {
-                continue;
-            };
-            let stat = seen.stat;
+        for entry in entries {
+            let (child, stat) = (&entry.child, entry.seen.stat);
             match file_type(&stat) {
                 FileType::Directory
                     if scope.contains(child.as_str()) || scope.is_below(child.as_str()) =>
@@ -335,40 +256,33 @@ impl Root {
                         continue;
                     }
                     if walk.parallel && depth < PARALLEL_DEPTH {
-                        deferred.push((name, child, seen));
+                        deferred.push(entry);
                     } else {
-                        found.append(
-                            self.walk_into(dir, &name, &child, &seen, depth, ancestors, walk)?,
-                        );
+                        found.append(self.walk_into(dir, &entry, depth, ancestors, walk)?);
                     }
                 }
-                FileType::RegularFile => {
-                    let identity = Identity::of(&stat);
-                    if scope.contains(child.as_str())
-                        && self.selector.selects(child.as_str())
-                        && seen.target_selected(&self.selector)
-                        && identity.size <= self.limits.max_file_bytes
-                    {
-                        walk.budget.file()?;
-                        // A write through a link elsewhere names no directory watched here.
-                        if stat.st_nlink > 1 && !self.remembered.watch_entry(dir, &name) {
-                            walk.vouched.store(false, Ordering::Relaxed);
-                        }
-                        found.files.push(FileEntry {
-                            path: child.as_str().to_owned(),
-                            identity,
-                        });
+                FileType::RegularFile
+                    if scope.contains(child.as_str()) && self.serves_file(&entry) =>
+                {
+                    walk.budget.file()?;
+                    // A write through a link elsewhere names no directory watched here.
+                    if stat.st_nlink > 1 && !self.remembered.watch_entry(dir, &entry.name) {
+                        walk.vouched.store(false, Ordering::Relaxed);
                     }
+                    found.files.push(FileEntry {
+                        path: child.as_str().to_owned(),
+                        identity: Identity::of(&stat),
+                    });
                 }
                 _ => {}
             }
         }
         let subtrees: Vec<Result<Found, RootError>> = deferred
             .par_iter()
-            .map(|(name, child, seen)| {
+            .map(|entry| {
                 walk.call
                     .clone()
-                    .run(|| self.walk_into(dir, name, child, seen, depth, ancestors, walk))
+                    .run(|| self.walk_into(dir, entry, depth, ancestors, walk))
             })
             .collect();
         for subtree in subtrees {
@@ -377,21 +291,18 @@ impl Root {
         Ok(found)
     }
 
-    /// Opens the subdirectory `name` a walk saw in `dir` and walks it.
-    #[allow(clippy::too_many_arguments)]
+    /// Opens the subdirectory `entry` a walk saw in `dir` and walks it.
     fn walk_into(
         &self,
         dir: &OwnedFd,
-        name: &str,
-        child: &RelPath,
-        seen: &Seen,
+        entry: &Entry,
         depth: u64,
         ancestors: &[(u64, u64)],
         walk: &Walk<'_>,
     ) -> Result<Found, RootError> {
-        let scope = walk.scope;
+        let (scope, child, seen) = (walk.scope, &entry.child, &entry.seen);
         // A directory swapped for a link after the lstat fails to open here.
-        let Some(sub) = self.open_seen(dir, name, seen) else {
+        let Some(sub) = self.open_seen(dir, entry) else {
             return Ok(Found::default());
         };
         let mut found = Found::default();
@@ -475,164 +386,75 @@ impl Root {
         let Some(dir) = open_dir_chain(&self.dir, &resolved) else {
             return Ok(Vec::new());
         };
+        // The levels above the prefix count as entered, as a walk from the root would have.
         let budget = Budget::new(self);
         budget.directories.store(depth, Ordering::Relaxed);
-        budget.enter(depth)?;
-        *vouched = *vouched && self.remembered.watch_directory(&dir);
-        let mut listed = Vec::new();
         let real = (resolved != *prefix).then_some(&resolved);
-        for name in budget.read(&dir)? {
-            let Some(child) = RelPath::from_walk(prefix.join(&name)) else {
-                continue;
-            };
-            if self.selector.excludes(child.as_str()) {
-                continue;
-            }
-            let Some(seen) = self.see(&dir, &name, &child, real) else {
-                continue;
-            };
-            let kind = match file_type(&seen.stat) {
+        let entries = self.entries(&dir, prefix, real, depth, &budget, || {
+            *vouched = *vouched && self.remembered.watch_directory(&dir);
+        })?;
+        let mut listed = Vec::new();
+        for entry in entries {
+            let kind = match file_type(&entry.seen.stat) {
                 FileType::Directory => {
-                    let Some(sub) = self.open_seen(&dir, &name, &seen) else {
+                    let Some(sub) = self.open_seen(&dir, &entry) else {
                         continue;
                     };
-                    let shown = selected_directories && self.selector.selects(child.as_str());
-                    let mut ancestors = vec![dir_key(&seen.stat)];
+                    let shown = selected_directories && self.selector.selects(entry.child.as_str());
+                    let mut ancestors = vec![dir_key(&entry.seen.stat)];
                     if !shown
-                        && !self.probe(
-                            &sub,
-                            &child,
-                            &seen,
-                            depth + 1,
-                            &budget,
-                            &mut ancestors,
-                            vouched,
-                        )?
+                        && !self.probe(&sub, &entry, depth + 1, &budget, &mut ancestors, vouched)?
                     {
                         continue;
                     }
                     EntryKind::Directory
                 }
-                FileType::RegularFile
-                    if self.serves_file(child.as_str(), &seen.stat)
-                        && seen.target_selected(&self.selector) =>
-                {
-                    EntryKind::File
-                }
+                FileType::RegularFile if self.serves_file(&entry) => EntryKind::File,
                 _ => continue,
             };
-            if listed.len() as u64 >= self.limits.max_files {
-                return Err(RootError::FileLimit);
-            }
+            // Every entry listed counts against --max-files, a directory as well as a file.
+            budget.file()?;
             listed.push(ListEntry {
-                name,
+                path: entry.child.as_str().to_owned(),
+                name: entry.name,
                 kind,
-                path: child.as_str().to_owned(),
             });
         }
         Ok(listed)
     }
 
-    /// How a walk sees `name` in `dir`: its own `lstat`, or with links followed, the `lstat`
-    /// of the served, link-free path a link resolves to. `None` for what is skipped.
-    /// `real` is the link-free path of `dir` when a followed link led to it: what lies below
-    /// is then held to the selector under its real path too.
-    fn see(
-        &self,
-        dir: &OwnedFd,
-        name: &str,
-        child: &RelPath,
-        real: Option<&RelPath>,
-    ) -> Option<Seen> {
-        let stat = lstat_at(dir, name)?;
-        if file_type(&stat) != FileType::Symlink || !self.follow_symlinks {
-            let target = match real {
-                None => None,
-                Some(real) => {
-                    let target = RelPath::from_walk(real.join(name))?;
-                    if self.selector.excludes(target.as_str()) {
-                        return None;
-                    }
-                    Some(target)
-                }
-            };
-            return Some(Seen {
-                stat,
-                target,
-                link: false,
-            });
-        }
-        let target = self.resolve(child, true).ok()?;
-        if self.selector.excludes_ancestor(&target) {
-            return None;
-        }
-        let parent = open_dir_chain(&self.dir, &target.parent()?)?;
-        let stat = lstat_at(&parent, target.file_name()?)?;
-        (file_type(&stat) != FileType::Symlink).then_some(Seen {
-            stat,
-            target: Some(target),
-            link: true,
-        })
-    }
-
-    /// Opens a directory a walk saw, through the link-free path when it was reached by a link.
-    fn open_seen(&self, dir: &OwnedFd, name: &str, seen: &Seen) -> Option<OwnedFd> {
-        match &seen.target {
-            Some(target) if seen.link => open_dir_chain(&self.dir, target),
-            _ => open_dir_at(dir, name).ok(),
-        }
-    }
-
-    fn serves_file(&self, path: &str, stat: &rustix::fs::Stat) -> bool {
-        self.selector.selects(path) && (stat.st_size as u64) <= self.limits.max_file_bytes
-    }
-
     /// Whether `dir` serves any file at any depth. Every entry of a probed directory is read
     /// and charged before any is examined, so the charge never depends on readdir order;
     /// files at one level are checked before descending, and the probe stops at the first hit.
-    #[allow(clippy::too_many_arguments)]
     fn probe(
         &self,
         dir: &OwnedFd,
-        path: &RelPath,
-        seen_as: &Seen,
+        probed: &Entry,
         depth: u64,
         budget: &Budget<'_>,
         ancestors: &mut Vec<(u64, u64)>,
         vouched: &mut bool,
     ) -> Result<bool, RootError> {
-        budget.enter(depth)?;
-        *vouched = *vouched && self.remembered.watch_directory(dir);
+        let real = probed.seen.target.as_ref();
+        let entries = self.entries(dir, &probed.child, real, depth, budget, || {
+            *vouched = *vouched && self.remembered.watch_directory(dir);
+        })?;
         let mut subdirectories = Vec::new();
-        for name in budget.read(dir)? {
-            let Some(child) = RelPath::from_walk(path.join(&name)) else {
-                continue;
-            };
-            if self.selector.excludes(child.as_str()) {
-                continue;
-            }
-            let Some(seen) = self.see(dir, &name, &child, seen_as.target.as_ref()) else {
-                continue;
-            };
-            match file_type(&seen.stat) {
-                FileType::RegularFile
-                    if self.serves_file(child.as_str(), &seen.stat)
-                        && seen.target_selected(&self.selector) =>
-                {
-                    return Ok(true);
-                }
-                FileType::Directory => subdirectories.push((name, child, seen)),
+        for entry in entries {
+            match file_type(&entry.seen.stat) {
+                FileType::RegularFile if self.serves_file(&entry) => return Ok(true),
+                FileType::Directory => subdirectories.push(entry),
                 _ => {}
             }
         }
-        for (name, child, seen) in subdirectories {
-            let key = dir_key(&seen.stat);
+        for entry in subdirectories {
+            let key = dir_key(&entry.seen.stat);
             if ancestors.contains(&key) {
                 continue;
             }
-            if let Some(sub) = self.open_seen(dir, &name, &seen) {
+            if let Some(sub) = self.open_seen(dir, &entry) {
                 ancestors.push(key);
-                let found = self.probe(&sub, &child, &seen, depth + 1, budget, ancestors, vouched);
+                let found = self.probe(&sub, &entry, depth + 1, budget, ancestors, vouched);
                 ancestors.pop();
                 if found? {
                     return Ok(true);
@@ -647,10 +469,4 @@ impl Root {
 #[cold]
 fn unreachable_walk() -> ! {
     unreachable!("a kept walk's key names its kind")
-}
-
-/// (device, inode) of a directory, to recognise it when a followed link leads back to it.
-fn dir_key(stat: &rustix::fs::Stat) -> (u64, u64) {
-    let identity = Identity::of(stat);
-    (identity.dev, identity.ino)
 }
