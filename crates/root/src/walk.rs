@@ -86,6 +86,21 @@ struct Walk<'a> {
     call: super::deadline::Call,
 }
 
+impl Walk<'_> {
+    /// Runs the walk of one directory unless another thread's walk has failed, and records a
+    /// failure, so the other threads stop early.
+    fn guard(&self, walk: impl FnOnce() -> Result<Found, RootError>) -> Result<Found, RootError> {
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(RootError::NotServed); // another thread's failure is the one reported
+        }
+        let found = walk();
+        if found.is_err() {
+            self.failed.store(true, Ordering::Relaxed);
+        }
+        found
+    }
+}
+
 /// What a walk of one subtree found.
 #[derive(Default)]
 struct Found {
@@ -188,7 +203,7 @@ impl Root {
                 call: call.clone(),
             };
             let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
-            let found = self.walk(&dir, &RelPath::root(), None, 0, &[], &walk)?;
+            let found = walk.guard(|| self.walk(&dir, &RelPath::root(), None, 0, &[], &walk))?;
             Ok((found, walk.vouched.load(Ordering::Relaxed)))
         };
         let parallel = crate::workers::pool().is_some();
@@ -199,28 +214,9 @@ impl Root {
         }
     }
 
-    /// Walks the directory `dir` reached as `path`; `real` is its link-free path when a
-    /// followed link led to it.
+    /// Walks the directory `dir` reached as `path` (through [`Walk::guard`]); `real` is its
+    /// link-free path when a followed link led to it.
     fn walk(
-        &self,
-        dir: &OwnedFd,
-        path: &RelPath,
-        real: Option<&RelPath>,
-        depth: u64,
-        ancestors: &[(u64, u64)],
-        walk: &Walk<'_>,
-    ) -> Result<Found, RootError> {
-        if walk.failed.load(Ordering::Relaxed) {
-            return Err(RootError::NotServed); // another thread's failure is the one reported
-        }
-        let found = self.walk_directory(dir, path, real, depth, ancestors, walk);
-        if found.is_err() {
-            walk.failed.store(true, Ordering::Relaxed);
-        }
-        found
-    }
-
-    fn walk_directory(
         &self,
         dir: &OwnedFd,
         path: &RelPath,
@@ -311,7 +307,8 @@ impl Root {
         }
         let mut below = ancestors.to_vec();
         below.push(dir_key(&seen.stat));
-        found.append(self.walk(&sub, child, seen.target.as_ref(), depth + 1, &below, walk)?);
+        let real = seen.target.as_ref();
+        found.append(walk.guard(|| self.walk(&sub, child, real, depth + 1, &below, walk))?);
         Ok(found)
     }
 
