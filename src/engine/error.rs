@@ -310,41 +310,41 @@ impl EngineError {
         let EngineError::Root(error) = self else {
             return self;
         };
-        let walk = |key: &str, value: u64, what: String| -> EngineError {
+        let over = |key: &str, value: u64, what: String| -> EngineError {
             FsError::OverLimit(OverLimit::new(key, value, what, narrow.map(str::to_owned))).into()
         };
-        let over = |n: u64, one: &str, many: &str| format!("more than {}", count(n, one, many));
+        // A walk's budget: "the walk <verb> more than N <things>".
+        let walk = |key: &str, value: u64, verb: &str, one: &str, many: &str| {
+            over(
+                key,
+                value,
+                format!("the walk {verb} more than {}", count(value, one, many)),
+            )
+        };
         match (error, given.map(str::to_owned)) {
-            (RootError::FileLimit, _) => walk(
-                "max_files",
-                limits.max_files,
-                format!(
-                    "the walk selected {}",
-                    over(limits.max_files, "file", "files")
-                ),
-            ),
+            (RootError::FileLimit, _) => {
+                walk("max_files", limits.max_files, "selected", "file", "files")
+            }
             (RootError::DirectoryLimit, _) => walk(
                 "max_directories",
                 limits.max_directories,
-                format!(
-                    "the walk entered {}",
-                    over(limits.max_directories, "directory", "directories")
-                ),
+                "entered",
+                "directory",
+                "directories",
             ),
             (RootError::EntryLimit, _) => walk(
                 "max_entries",
                 limits.max_entries,
-                format!(
-                    "the walk read {}",
-                    over(limits.max_entries, "directory entry", "directory entries")
-                ),
+                "read",
+                "directory entry",
+                "directory entries",
             ),
-            (RootError::DepthLimit, _) => walk(
+            (RootError::DepthLimit, _) => over(
                 "max_depth",
                 limits.max_depth,
                 format!(
-                    "the walk reached a directory {} deep",
-                    over(limits.max_depth, "level", "levels")
+                    "the walk reached a directory more than {} deep",
+                    count(limits.max_depth, "level", "levels")
                 ),
             ),
             (RootError::Deadline, _) => FsError::OverLimit(OverLimit::new(

@@ -109,32 +109,7 @@ mod tests {
              fsmcp --root <dir> --include <glob> --call <tool> [<json-arguments>]\n"
         ));
         assert!(!text.ends_with('\n'));
-        for flag in [
-            "--root",
-            "--include",
-            "--exclude",
-            "--no-default-exclude",
-            "--max-files",
-            "--max-directories",
-            "--max-depth",
-            "--max-entries",
-            "--max-scan-bytes",
-            "--max-file-bytes",
-            "--max-read-bytes",
-            "--max-result-bytes",
-            "--max-write-bytes",
-            "--cursor-key-env",
-            "--max-cursor-hash-bytes",
-            "--tools",
-            "--prefix",
-            "--read-only",
-            "--follow-symlinks",
-            "--protocol",
-            "--call",
-            "--log-level",
-            "--help",
-            "--version",
-        ] {
+        for flag in known_flags() {
             assert!(
                 text.lines()
                     .any(|line| line.starts_with(&format!("  {flag} "))),
