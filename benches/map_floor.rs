@@ -12,9 +12,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use fsmcp::engine::{MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES};
-use fsmcp::map::Language;
-use fsmcp::map::tags::{extract, grammar, language_of};
+use fsmcp::fs::map::tags::{extract, grammar, language_of};
+use fsmcp::fs::map::{Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES};
 use rayon::prelude::*;
 
 /// Source files below `dir` as the map would read them: by extension, at most

@@ -13,9 +13,11 @@ use serde_json::json;
 use crate::config::cursor_key::resolve_cursor_key;
 use crate::config::{
     ConfigError, HttpSettings, Options, ProtocolMode, RootConfig, ServeConfig, ServerIdentity,
-    Source, ToolSelection,
+    Source,
 };
-use crate::engine::{Engine, Published};
+use crate::digest::Key;
+use crate::fs::{Fs, Published};
+use crate::ptc::Ptc;
 use crate::root::{Root, Selector};
 use crate::server::{FsmcpServer, server_info_meta};
 use crate::tools::Registry;
@@ -63,27 +65,23 @@ pub fn open(
 ) -> Result<Prepared, ConfigError> {
     let envelope = envelope_bytes(&config.identity);
     let mut registry = Registry::new();
-    let mut engines: Vec<Arc<Engine>> = Vec::new();
+    let mut roots: Vec<Arc<Root>> = Vec::new();
     let mut warnings = Vec::new();
-    for (index, root) in config.roots.iter().enumerate() {
-        let engine = open_engine(root, envelope, &env).map_err(|problem| {
+    for (index, root_config) in config.roots.iter().enumerate() {
+        let (root, key) = open_root(root_config, &env).map_err(|problem| {
             let (key, file_message) = problem.file_form();
             config.root_error(index, Some(key), &problem.flag_form(), &file_message)
         })?;
-        let engine = Arc::new(engine);
-        if let Err(name) =
-            registry.add_root(engine.clone(), root.tools, &root.prefix, root.read_only)
-        {
-            return Err(clash(
-                config, &registry, &engines, index, root, &engine, &name,
-            ));
+        let root = Arc::new(root);
+        if let Err(clashing) = publish(&mut registry, &root, root_config, key, envelope) {
+            return Err(clash(config, &registry, &roots, index, &clashing));
         }
         warnings.extend(
-            root_warnings(&registry, &engine)
+            root_warnings(&registry, &root)
                 .iter()
                 .map(|warning| config.root_warning(index, warning)),
         );
-        engines.push(engine);
+        roots.push(root);
     }
     let server =
         FsmcpServer::new(Arc::new(registry), protocol).with_identity(config.identity.clone());
@@ -124,12 +122,12 @@ impl RootProblem {
     }
 }
 
-/// Opens one root and its engine: includes, limits, the directory, then the cursor key.
-fn open_engine(
+/// Opens one root: includes, limits, the directory, then the cursor key (the operator's
+/// bytes, when it names one).
+fn open_root(
     config: &RootConfig,
-    envelope_bytes: u64,
     env: &impl Fn(&str) -> Option<String>,
-) -> Result<Engine, RootProblem> {
+) -> Result<(Root, Option<Vec<u8>>), RootProblem> {
     if config.includes.is_empty() {
         return Err(RootProblem::NoInclude);
     }
@@ -155,43 +153,75 @@ fn open_engine(
             key: "cursor_key_env",
             error,
         })?;
-    Ok(Engine::new(root, key, envelope_bytes)
-        .with_read_only(config.read_only)
-        .with_published(Published::new(config.tools, &config.prefix)))
+    Ok((root, key))
+}
+
+/// A tool name a root would publish a second time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clash {
+    /// The name.
+    pub name: String,
+    /// Whether it is one of the root's fs tools (only those carry the prefix).
+    pub prefixed: bool,
+}
+
+/// Publishes on `registry` the tools of each set `config` selects over `root` (its `tools`,
+/// `prefix` and `read_only`): the ptc set's, then the fs set's. An operator's `cursor_key`
+/// makes cursors deterministic; without one, both sets key their digests with the process's
+/// random key. `envelope_bytes` is the result envelope around a ptc page.
+pub fn publish(
+    registry: &mut Registry,
+    root: &Arc<Root>,
+    config: &RootConfig,
+    cursor_key: Option<Vec<u8>>,
+    envelope_bytes: u64,
+) -> Result<(), Clash> {
+    let deterministic = cursor_key.is_some();
+    let key = cursor_key.map_or_else(Key::process, Key::with_bytes);
+    let ptc = if config.tools.ptc {
+        Arc::new(Ptc::new(
+            root.clone(),
+            key.clone(),
+            deterministic,
+            envelope_bytes,
+        ))
+        .tools()
+    } else {
+        Vec::new()
+    };
+    let fs = if config.tools.fs {
+        let published = Published::new(config.tools, &config.prefix);
+        Arc::new(Fs::new(root.clone(), key, config.read_only, published)).tools(&config.prefix)
+    } else {
+        Vec::new()
+    };
+    let prefixed: Vec<String> = fs.iter().map(|(spec, _)| spec.name.clone()).collect();
+    let tools = ptc.into_iter().chain(fs).collect();
+    registry
+        .add_root(root, tools, config.tools.fs, config.read_only)
+        .map_err(|name| Clash {
+            prefixed: prefixed.contains(&name),
+            name,
+        })
 }
 
 /// The error for a tool name root `index` would publish a second time.
 fn clash(
     config: &ServeConfig,
     registry: &Registry,
-    engines: &[Arc<Engine>],
+    roots: &[Arc<Root>],
     index: usize,
-    root: &RootConfig,
-    engine: &Arc<Engine>,
-    name: &str,
+    clash: &Clash,
 ) -> ConfigError {
+    let name = &clash.name;
     let Source::File(_) = config.source else {
         return ConfigError::new(format!("two tools are named {name}"));
     };
     let publisher = registry
         .get(name)
-        .and_then(|entry| {
-            engines
-                .iter()
-                .position(|engine| Arc::ptr_eq(engine, &entry.engine))
-        })
+        .and_then(|entry| roots.iter().position(|root| Arc::ptr_eq(root, &entry.root)))
         .map_or_else(|| "another root".to_owned(), |i| format!("roots[{i}]"));
-    // Only the fs tools carry the prefix; the ptc tools have fixed names.
-    let mut fs_only = Registry::new();
-    let fs = ToolSelection {
-        ptc: false,
-        fs: true,
-    };
-    let prefixed = fs_only
-        .add_root(engine.clone(), fs, &root.prefix, root.read_only)
-        .is_ok()
-        && fs_only.get(name).is_some();
-    let remedy = if prefixed {
+    let remedy = if clash.prefixed {
         "give this root another prefix"
     } else {
         "only one root can publish the ptc tools"
@@ -205,12 +235,12 @@ fn clash(
 }
 
 /// The start-up warnings about one root, in ptc-fs-mcp's words.
-fn root_warnings(registry: &Registry, engine: &Arc<Engine>) -> Vec<String> {
+fn root_warnings(registry: &Registry, root: &Arc<Root>) -> Vec<String> {
     let mut warnings = Vec::new();
-    let selector = engine.root().selector();
+    let selector = root.selector();
     let writes_here = registry
         .get("write_text_file")
-        .is_some_and(|entry| Arc::ptr_eq(&entry.engine, engine));
+        .is_some_and(|entry| Arc::ptr_eq(&entry.root, root));
     if writes_here && !selector.serves_root_level() {
         warnings.push("no --include pattern matches a file in the root itself, so write_text_file will refuse every call. Reads are unaffected. Add an --include glob with no directory prefix, such as '**', if this installation maps the write tool.".to_owned());
     }

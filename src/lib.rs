@@ -7,9 +7,9 @@
 //!   [`config::ServeConfig`].
 //! * [`root`] is the confinement boundary: it holds the root's directory descriptor and is the
 //!   only module that touches the filesystem.
-//! * [`engine`] builds pages, cursors, reads and searches on top of a [`root::Root`]; it knows no
-//!   MCP type.
-//! * [`tools`] are thin façades: they parse arguments, call the engine and shape results.
+//! * [`ptc`] and [`fs`] are the two tool sets, each owning its tools end to end: schemas,
+//!   typed arguments, operations on a [`root::Root`], state and wording.
+//! * [`tools`] is what every tool shares: definitions, validation and the registry.
 //! * [`server`] speaks MCP (via `rmcp`) over stdio and Streamable HTTP, and runs one-shot calls.
 //!
 //! # Embedding
@@ -45,9 +45,11 @@
 
 pub mod app;
 pub mod config;
-pub mod engine;
+pub mod digest;
+pub mod fs;
 pub mod json;
-pub mod map;
+mod measure;
+pub mod ptc;
 /// The confinement boundary, its own crate (`crates/root`): the only code that touches the
 /// filesystem.
 pub use fsmcp_root as root;

@@ -376,7 +376,7 @@ fn parse_counts(log: &str) -> Vec<(u64, u64)> {
             .expect("a count")
     };
     log.lines()
-        .filter(|line| line.contains("fsmcp::engine::map") && line.contains(" parsed="))
+        .filter(|line| line.contains("fsmcp::fs::map") && line.contains(" parsed="))
         .map(|line| (field(line, "parsed"), field(line, "cached")))
         .collect()
 }

@@ -15,7 +15,8 @@ mod support;
 
 use std::cell::RefCell;
 
-use fsmcp::engine::{CursorCodec, EngineError};
+use fsmcp::digest::Key;
+use fsmcp::ptc::{CursorCodec, PtcError};
 use fsmcp::root::{Glob, Selector};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -191,13 +192,13 @@ fn the_codec_refuses_every_edited_cursor() {
                 edit(),
             ),
             |(key, scope, state, position, edit)| {
-                let codec = CursorCodec::with_key(key);
+                let codec = CursorCodec::new(Key::with_bytes(key));
                 let cursor = codec.encode(&scope, &state, &position);
                 prop_assert_eq!(codec.decode(&cursor, &scope, &state), Ok(position));
                 if let Some(edited) = apply(&cursor, &edit) {
                     prop_assert_eq!(
                         codec.decode(&edited, &scope, &state),
-                        Err(EngineError::CursorInvalid),
+                        Err(PtcError::CursorInvalid),
                         "{:?} accepted: {}",
                         edit,
                         edited

@@ -14,7 +14,8 @@
 
 use std::sync::OnceLock;
 
-use fsmcp::engine::{CursorCodec, EngineError, scope_of, state_of};
+use fsmcp::digest::Key;
+use fsmcp::ptc::{CursorCodec, PtcError, scope_of, state_of};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 
@@ -29,7 +30,7 @@ fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         // The contract's test key: 32 bytes of 0x07.
-        let codec = CursorCodec::with_key(vec![7u8; 32]);
+        let codec = CursorCodec::new(Key::with_bytes(vec![7u8; 32]));
         let scope = scope_of("list_directory", &json!({"path": ""}));
         let state = state_of(["file\0a.txt", "file\0b.txt"]);
         let genuine = [
@@ -78,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(decode(cursor).as_ref(), Ok(position));
     assert_eq!(
         f.codec.decode(cursor, "other", &f.state),
-        Err(EngineError::CursorScope)
+        Err(PtcError::CursorScope)
     );
     let at = (usize::from(*hi) << 8 | usize::from(*lo)) % cursor.len();
     let mut edited = cursor.as_bytes().to_vec();
@@ -110,7 +111,7 @@ fuzz_target!(|data: &[u8]| {
     let edited = String::from_utf8_lossy(&edited);
     assert_eq!(
         decode(&edited),
-        Err(EngineError::CursorInvalid),
+        Err(PtcError::CursorInvalid),
         "an edited cursor was not refused as invalid: {edited:?}"
     );
 });

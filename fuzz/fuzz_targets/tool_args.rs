@@ -1,5 +1,5 @@
 //! Tool-argument decoding: an arbitrary JSON object as the arguments of a published tool, run
-//! on a real engine over a small root in a temporary directory.
+//! on real tool sets over a small root in a temporary directory.
 //!
 //! The input is `TOOL NEWLINE JSON`: the first line names the tool (a name no tool has picks
 //! one by its bytes), the rest is the arguments; input that is not a JSON object is skipped.
@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use fsmcp::config::{Limits, ToolSelection};
-use fsmcp::engine::Engine;
+use fsmcp::app::publish;
+use fsmcp::config::{Limits, RootConfig, ToolSelection};
 use fsmcp::root::{Root, Selector};
 use fsmcp::tools::{Registry, violations};
 use libfuzzer_sys::fuzz_target;
@@ -112,16 +112,15 @@ fn fixture() -> &'static Fixture {
             ptc: false,
             fs: true,
         };
-        registry
-            .add_root(Arc::new(Engine::new(plain, None, 200)), both, "fs", false)
+        let config = |tools, prefix: &str| RootConfig {
+            tools,
+            prefix: prefix.to_owned(),
+            ..RootConfig::default()
+        };
+        publish(&mut registry, &Arc::new(plain), &config(both, "fs"), None, 200)
             .expect("publish");
-        registry
-            .add_root(
-                Arc::new(Engine::new(following, Some(vec![7u8; 32]), 200)),
-                fs_only,
-                "ff",
-                false,
-            )
+        let key = Some(vec![7u8; 32]);
+        publish(&mut registry, &Arc::new(following), &config(fs_only, "ff"), key, 200)
             .expect("publish");
         Fixture {
             _dir: dir,

@@ -80,7 +80,7 @@ impl FsmcpServer {
             .registry
             .entries()
             .iter()
-            .map(|entry| entry.engine.root().limits().max_call_seconds)
+            .map(|entry| entry.root.limits().max_call_seconds)
             .max()
             .unwrap_or(crate::config::Limits::default().max_call_seconds);
         std::time::Duration::from_secs(seconds)

@@ -1,12 +1,11 @@
-//! Tools: thin façades over the [`Engine`]. A tool validates its arguments against the schema
-//! it advertises, converts them into typed values, calls the engine and shapes the result.
-//! Tools never touch the filesystem.
+//! What every tool shares, whichever set owns it: its advertised definition ([`ToolSpec`]),
+//! argument validation against that schema, and the [`Registry`] of the tools one server
+//! publishes across its roots (with `--read-only` dropping every mutating tool).
 //!
-//! The [`Registry`] holds the tools a configuration publishes (the `ptc` set; the `fs` set
-//! arrives with its own module), with `--read-only` dropping every mutating tool.
+//! The tools themselves live with their set: `crate::ptc` and `crate::fs` each hold their
+//! tools' schemas, typed arguments, operations, state and wording. A set hands each tool to
+//! the registry as a [`Tool`] bound to that set's state for one root.
 
-pub mod fs;
-mod ptc;
 mod validate;
 
 use std::sync::Arc;
@@ -16,9 +15,7 @@ use serde_json::{Map, Value};
 
 pub use validate::violations;
 
-use crate::config::ToolSelection;
-use crate::engine::{Engine, EngineError, Limit};
-use crate::root::{Call, Progress};
+use crate::root::{Call, Progress, Root};
 
 /// What a tool returns on success: the text a reader sees, and structured content when the
 /// tool advertises an output schema.
@@ -43,11 +40,43 @@ impl ToolOutput {
 /// What a tool call produced: an output, or a refusal the caller reads.
 pub type ToolOutcome = Result<ToolOutput, String>;
 
-/// A tool handler: typed work on one engine.
-pub type Handler = fn(&Engine, &Map<String, Value>) -> Result<ToolOutput, EngineError>;
+/// A tool's work on the state of the set that owns it, for one root: validated arguments in,
+/// an output or the refusal in the set's words out.
+pub type Handler = Arc<dyn Fn(&Map<String, Value>) -> ToolOutcome + Send + Sync>;
 
-/// A published tool: its advertised definition and its handler.
-#[derive(Clone)]
+/// The state a tool set keeps for one root, and the refusals its tools return (worded by their
+/// `Display`, once, when a call ends).
+pub trait ToolSet: Send + Sync + 'static {
+    /// A refusal of one of the set's tools.
+    type Error: std::fmt::Display;
+}
+
+/// One tool of the set `S`: its advertised definition and its work on the set's state.
+pub struct Tool<S: ToolSet> {
+    /// The advertised definition.
+    pub spec: ToolSpec,
+    /// The work, given arguments already validated against the schema.
+    pub run: Run<S>,
+}
+
+/// A tool's work on its set's state.
+pub type Run<S> = fn(&S, &Map<String, Value>) -> Result<ToolOutput, <S as ToolSet>::Error>;
+
+/// A tool bound to its set's state for one root: its definition and its handler.
+pub type BoundTool = (ToolSpec, Handler);
+
+impl<S: ToolSet> Tool<S> {
+    /// The tool bound to `set`, ready for the registry.
+    pub fn bind(self, set: &Arc<S>) -> BoundTool {
+        let (set, run) = (set.clone(), self.run);
+        let handler: Handler =
+            Arc::new(move |arguments| run(&set, arguments).map_err(|e| e.to_string()));
+        (self.spec, handler)
+    }
+}
+
+/// A published tool's advertised definition.
+#[derive(Debug, Clone)]
 pub struct ToolSpec {
     /// Published name.
     pub name: String,
@@ -66,41 +95,44 @@ pub struct ToolSpec {
     /// Arguments accepted although the schema does not advertise them (removed before
     /// validation and seen only by the handler).
     pub reserved: &'static [&'static str],
-    handler: Handler,
 }
 
-impl std::fmt::Debug for ToolSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSpec")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
+/// An object input schema: properties in order, the required ones (omitted when none),
+/// nothing else. Both sets' schemas are built by it.
+pub fn object_schema<K: Into<String>>(
+    properties: impl IntoIterator<Item = (K, Value)>,
+    required: &[&str],
+) -> Value {
+    let mut map = Map::new();
+    for (name, schema) in properties {
+        map.insert(name.into(), schema);
     }
-}
-
-impl ToolSpec {
-    /// Validates `arguments` against the input schema, then runs the handler.
-    pub fn call(&self, engine: &Engine, arguments: &Map<String, Value>) -> ToolOutcome {
-        // Reserved arguments are skipped rather than removed from a copy: arguments can be
-        // megabytes.
-        let errors = validate::object_violations(&self.input_schema, arguments, self.reserved);
-        if !errors.is_empty() {
-            return Err(format!(
-                "Input validation error: Invalid arguments for tool {}: {}",
-                self.name,
-                errors.join(", ")
-            ));
-        }
-        (self.handler)(engine, arguments).map_err(|e| e.to_string())
+    let mut schema = Map::new();
+    schema.insert("type".into(), Value::from("object"));
+    schema.insert("properties".into(), Value::Object(map));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::from(required.to_vec()));
     }
+    schema.insert("additionalProperties".into(), Value::Bool(false));
+    Value::Object(schema)
 }
 
 /// A published tool bound to the root it serves.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Entry {
     /// The tool.
     pub spec: ToolSpec,
-    /// The engine (one root) its calls run on.
-    pub engine: Arc<Engine>,
+    handler: Handler,
+    /// The root its calls run on.
+    pub root: Arc<Root>,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.spec.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Entry {
@@ -117,7 +149,7 @@ impl Entry {
         cancelled: Option<Arc<AtomicUsize>>,
         progress: Option<Arc<Progress>>,
     ) -> ToolOutcome {
-        let seconds = self.engine.root().limits().max_call_seconds;
+        let seconds = self.root.limits().max_call_seconds;
         let mut call = Call::within(std::time::Duration::from_secs(seconds));
         if let Some(flag) = cancelled {
             call = call.cancelled_by(flag);
@@ -128,8 +160,24 @@ impl Entry {
         let _running = Running::start();
         call.run(|| {
             fault::inject(&self.spec.name);
-            self.spec.call(&self.engine, arguments)
+            self.validated(arguments)
         })
+    }
+
+    /// Validates `arguments` against the input schema, then runs the handler.
+    fn validated(&self, arguments: &Map<String, Value>) -> ToolOutcome {
+        // Reserved arguments are skipped rather than removed from a copy: arguments can be
+        // megabytes.
+        let errors =
+            validate::object_violations(&self.spec.input_schema, arguments, self.spec.reserved);
+        if !errors.is_empty() {
+            return Err(format!(
+                "Input validation error: Invalid arguments for tool {}: {}",
+                self.spec.name,
+                errors.join(", ")
+            ));
+        }
+        (self.handler)(arguments)
     }
 }
 
@@ -177,31 +225,25 @@ impl Registry {
         Registry::default()
     }
 
-    /// Publishes the selected tool sets of one root; `read_only` drops mutating tools. Fails
-    /// with the clashing name when a tool of that name is already published.
+    /// Publishes `tools` of one root (each set's, in order); `read_only` drops mutating tools.
+    /// `fs` says whether they include the model-facing set. Fails with the clashing name when
+    /// a tool of that name is already published.
     pub fn add_root(
         &mut self,
-        engine: Arc<Engine>,
-        selection: ToolSelection,
-        prefix: &str,
+        root: &Arc<Root>,
+        tools: Vec<BoundTool>,
+        fs: bool,
         read_only: bool,
     ) -> Result<(), String> {
-        let limits = *engine.root().limits();
-        let mut specs = Vec::new();
-        if selection.ptc {
-            specs.extend(ptc::tools(&limits));
-        }
-        if selection.fs {
-            specs.extend(fs::tools(&limits, prefix));
-            self.fs = true;
-        }
-        for spec in specs.into_iter().filter(|t| t.read_only || !read_only) {
+        self.fs |= fs;
+        for (spec, handler) in tools.into_iter().filter(|(t, _)| t.read_only || !read_only) {
             if self.get(&spec.name).is_some() {
                 return Err(spec.name);
             }
             self.entries.push(Entry {
                 spec,
-                engine: engine.clone(),
+                handler,
+                root: root.clone(),
             });
         }
         Ok(())
@@ -229,23 +271,12 @@ impl Registry {
 }
 
 /// An optional string argument (the schema has already checked its type).
-fn optional_str<'a>(arguments: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+pub(crate) fn optional_str<'a>(arguments: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
     arguments.get(name).and_then(Value::as_str)
 }
 
-/// `limit` as given: a safe positive integer, absent, or invalid.
-fn limit_of(arguments: &Map<String, Value>) -> Limit {
-    match arguments.get("limit") {
-        None => Limit::Default,
-        Some(value) => match positive_safe_integer(value) {
-            Some(n) => Limit::Given(n),
-            None => Limit::Invalid,
-        },
-    }
-}
-
 /// A JSON number that is an integer in `1..=2^53-1`.
-fn positive_safe_integer(value: &Value) -> Option<u64> {
+pub(crate) fn positive_safe_integer(value: &Value) -> Option<u64> {
     const MAX_SAFE: u64 = crate::config::limits::MAX_SAFE_INTEGER;
     let n = value.as_u64().or_else(|| {
         value

@@ -1,0 +1,106 @@
+//! What an fs tool answers, and the budget and notices every walking tool shares.
+
+use super::OverLimit;
+use super::error::count;
+use super::shown::shown_path;
+
+/// What a model-facing operation answers: its text, and revisions when it has them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsAnswer {
+    /// The text the model reads.
+    pub text: String,
+    /// `structuredContent` (`revisionScheme` and `revisions`), when the tool returns it.
+    pub revisions: Option<serde_json::Value>,
+}
+
+/// Bytes kept free in the result budget for the envelope and the revisions.
+pub(super) const RESULT_HEADROOM: u64 = 2048;
+
+/// Bytes kept free for a stop notice (the longest is under 200 bytes).
+const NOTICE_RESERVE: u64 = 256;
+
+/// How many bytes the lines of an answer may take, measured as they travel (JSON-escaped, see
+/// [`escaped_len`]): `--max-result-bytes` less the envelope headroom and room for a notice.
+pub(super) fn answer_budget(max_result_bytes: u64) -> u64 {
+    max_result_bytes.saturating_sub(RESULT_HEADROOM + NOTICE_RESERVE)
+}
+
+/// The answer of a search that found nothing.
+pub(super) fn no_matches(pattern: &str, path: &str) -> String {
+    format!("No matches for '{pattern}' under '{path}'")
+}
+
+/// The notice closing an answer cut to fit the result limit (`max_result_bytes`) after `kept`
+/// bytes of lines; `narrow` says how to get the rest.
+pub(super) fn output_stopped(kept: usize, max_result_bytes: u64, narrow: &str) -> String {
+    let over = OverLimit::result_size(
+        format!("output stopped at {kept} bytes"),
+        max_result_bytes,
+        narrow.to_owned(),
+    );
+    format!("\n\n[{over}]")
+}
+
+/// The notice closing an answer whose walk passed over directories deeper than the depth
+/// limit (`None` when there were none): how many, and where the first one starts.
+pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<String> {
+    let first = too_deep.first()?;
+    let mut shown = shown_path(first, false).into_owned();
+    if shown.len() > 60 {
+        let mut cut = 60;
+        while !shown.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    let which = match too_deep.len() {
+        1 => format!("'{shown}', a directory"),
+        n => format!(
+            "'{shown}' and {}",
+            count(n as u64 - 1, "more directory", "more directories")
+        ),
+    };
+    // Narrowing cannot help: depth counts from the root, whatever path was given.
+    let over = OverLimit::new(
+        "max_depth",
+        max_depth,
+        format!(
+            "not searched: {which} deeper than {}",
+            count(max_depth, "level", "levels")
+        ),
+        None,
+    );
+    Some(format!("\n\n[{over}]"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        assert_eq!(no_matches("*.zzz", "."), "No matches for '*.zzz' under '.'");
+        assert_eq!(
+            output_stopped(12, 48_000, "narrow it"),
+            "\n\n[output stopped at 12 bytes, as one answer holds at most 48000 bytes (the result limit); narrow it, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+        );
+        // At its largest value the limit cannot be raised, so the notice does not say to.
+        assert_eq!(
+            output_stopped(12, 1_048_576, "narrow it"),
+            "\n\n[output stopped at 12 bytes, as one answer holds at most 1048576 bytes (the result limit); narrow it]"
+        );
+        let deep = ["a/b".to_owned(), "a/c".to_owned()];
+        assert_eq!(too_deep_notice(&[], 3), None);
+        assert_eq!(
+            too_deep_notice(&deep[..1], 1).unwrap(),
+            "\n\n[not searched: 'a/b', a directory deeper than 1 level (the depth limit); raise it with --max-depth (config key limits.max_depth)]"
+        );
+        assert_eq!(
+            too_deep_notice(&deep, 1).unwrap(),
+            "\n\n[not searched: 'a/b' and 1 more directory deeper than 1 level (the depth limit); raise it with --max-depth (config key limits.max_depth)]"
+        );
+        assert!(answer_budget(48_000) < 48_000 - RESULT_HEADROOM);
+        assert_eq!(answer_budget(10), 0);
+    }
+}

@@ -1,0 +1,357 @@
+//! The refusals of the fs tools. Each `Display` is the exact sentence a model reads, naming
+//! the argument as the caller gave it. A refusal from the root travels as
+//! [`FsError::Root`] until the tool boundary, where [`FsError::worded_for`] words it for the
+//! model; every message about a limit is an [`OverLimit`].
+
+use std::fmt;
+
+use crate::config::Limits;
+use crate::config::limits::LimitSpec;
+use crate::root::{RelPath, RootError};
+
+/// Refusals of the model-facing tools. Each names the argument as the caller gave it, so the
+/// model sees which of its values to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FsError {
+    /// A refusal from the root, still in its own words until [`FsError::worded_for`] words it
+    /// for the model (at the tool boundary, where the location argument is known).
+    #[error(transparent)]
+    Root(#[from] RootError),
+    /// A path breaking the textual rules; one wrong only in its `.` segments is followed by the
+    /// path to write instead.
+    #[error(
+        "Invalid path '{0}': paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names{hint}",
+        hint = written_as(.0)
+    )]
+    InvalidPath(String),
+    /// A path the selector does not serve.
+    #[error("'{0}' is not served by this root")]
+    NotServed(String),
+    /// A destination the selector would not serve.
+    #[error("'{0}' is not served by this root; a file written there could not be read back")]
+    DestinationNotServed(String),
+    /// Nothing exists at the path.
+    #[error("'{0}' does not exist")]
+    Missing(String),
+    /// An ancestor of the path is a symbolic link.
+    #[error(
+        "'{0}' is reached through a symbolic link this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
+    )]
+    ThroughLink(String),
+    /// `read` of a directory.
+    #[error("'{path}' is a directory; use {list} to see what it holds")]
+    ReadDirectory {
+        /// The path as given.
+        path: String,
+        /// The published name of `list`.
+        list: String,
+    },
+    /// A file whose bytes are not UTF-8.
+    #[error("'{0}' is not UTF-8 text")]
+    NotText(String),
+    /// A FIFO, socket, device or link where a regular file is needed.
+    #[error("'{0}' is not a regular file")]
+    NotRegular(String),
+    /// A refusal caused by one of the root's limits.
+    #[error("{0}")]
+    OverLimit(OverLimit),
+    /// `edit` of a file too large to rewrite in memory.
+    #[error(
+        "'{path}' is larger than {edit} rewrites ({max} bytes at most); change it with {write} or {moved} instead"
+    )]
+    TooLargeToEdit {
+        /// The path as given.
+        path: String,
+        /// The most bytes `edit` rewrites.
+        max: u64,
+        /// The published name of `edit`.
+        edit: String,
+        /// The published name of `write`.
+        write: String,
+        /// The published name of `move`.
+        moved: String,
+    },
+    /// A write or move whose parent directory is missing.
+    #[error("Parent directory of '{0}' does not exist; create it with the mkdir tool first")]
+    ParentMissing(String),
+    /// A write onto a directory.
+    #[error("'{0}' is a directory")]
+    IsDirectory(String),
+    /// `list` of something that is not a directory.
+    #[error("'{0}' is not a directory")]
+    NotDirectory(String),
+    /// `mkdir` where a non-directory stands.
+    #[error("'{0}' exists and is not a directory")]
+    ExistsNotDirectory(String),
+    /// `edit` found nothing to replace.
+    #[error(
+        "Found no occurrence of 'old-string' in '{0}'; read the file and quote its text exactly"
+    )]
+    NoOccurrence(String),
+    /// `edit` found several matches without `replace-all`.
+    #[error(
+        "Found {0} occurrences of 'old-string' in '{1}'; quote more of the surrounding text to pick one out, or set replace-all to true"
+    )]
+    ManyOccurrences(usize, String),
+    /// An empty `old-string`.
+    #[error("'old-string' is empty; quote the text to replace")]
+    EmptyOldString,
+    /// `old-string` equal to `new-string`.
+    #[error("'old-string' and 'new-string' are identical; nothing would change")]
+    IdenticalStrings,
+    /// An `old-string` not in the file as written, but there with the other line ending.
+    #[error(
+        "Found no occurrence of 'old-string' in '{0}' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
+    )]
+    OtherLineEnding(String),
+    /// An `old-string` not in the file as written, but there in another normalization form.
+    #[error(
+        "Found no occurrence of 'old-string' in '{path}' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as {read} returns it"
+    )]
+    OtherNormalization {
+        /// The path as given.
+        path: String,
+        /// The published name of `read`.
+        read: String,
+    },
+    /// `move` onto an existing path.
+    #[error("'{0}' already exists; delete it first if you mean to replace it")]
+    TargetExists(String),
+    /// `move` of or onto the root.
+    #[error("The root itself cannot be moved")]
+    MoveRoot,
+    /// `move` of a directory into itself.
+    #[error("'{1}' is inside '{0}'")]
+    MoveIntoItself(String, String),
+    /// `move` across filesystems.
+    #[error("'{0}' and '{1}' are on different filesystems; a move is a rename and never copies")]
+    CrossDevice(String, String),
+    /// `delete` of a non-empty directory without `recursive`.
+    #[error(
+        "Directory '{0}' is not empty; set recursive to true to delete it and everything below it"
+    )]
+    NotEmpty(String),
+    /// `delete` of the root.
+    #[error("The root itself cannot be deleted")]
+    DeleteRoot,
+    /// A recursive delete of a tree holding what the root does not serve.
+    #[error(
+        "Directory '{0}' holds entries this root does not serve; delete refuses to remove what it cannot show"
+    )]
+    DeleteUnserved(String),
+    /// A directory move whose tree holds what the root does not serve, here or there.
+    #[error(
+        "Directory '{0}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+    )]
+    MoveUnserved(String),
+    /// A recursive delete that met entries appearing after its check, and left them.
+    #[error(
+        "'{0}' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again"
+    )]
+    DeleteRaced(String),
+    /// A file that changed while a call read it.
+    #[error("'{0}' changed while it was being read; call again")]
+    Changed(String),
+    /// A mutation the filesystem refused.
+    #[error("'{0}' could not be changed: the filesystem refused")]
+    Refused(String),
+    /// A malformed `_expected-revisions`.
+    #[error("_expected-revisions must be an object mapping path arguments to revision tokens")]
+    RevisionsInvalid,
+    /// `_expected-revisions` without a token for one location.
+    #[error(
+        "_expected-revisions has no token for '{0}'; send the token from your last observation, or sha256-v1:absent for a path you expect not to exist"
+    )]
+    RevisionMissing(String),
+    /// A location changed since the caller observed it.
+    #[error(
+        "'{arg}' changed since it was observed (expected {expected}, found {actual}); read it again before changing it"
+    )]
+    RevisionMismatch {
+        /// The argument name.
+        arg: String,
+        /// The token the caller sent.
+        expected: String,
+        /// The current token (or `unknown`).
+        actual: String,
+    },
+    /// A `glob` or `grep` pattern that is the empty string.
+    #[error("pattern must not be empty")]
+    EmptyPattern,
+    /// A pattern (named by its argument) whose compiled program exceeds the size limit.
+    #[error("{0} is too large to compile; shorten it")]
+    PatternTooLarge(&'static str),
+    /// A literal `grep` pattern holding a line break, which no line can contain.
+    #[error("pattern must not contain a line break; grep matches one line at a time")]
+    PatternMultiline,
+    /// A `grep` regex that does not compile: the pattern and the regex library's reason.
+    #[error("Invalid regex pattern '{0}': {1}")]
+    InvalidRegex(String, String),
+    /// An empty `grep` name filter, which no file name matches.
+    #[error("glob must not be empty; leave it out to search every file")]
+    EmptyGlob,
+    /// A glob (named by its argument) that the glob parser refuses.
+    #[error("Invalid {} '{pattern}': {reason}", if *argument == "glob" { "glob" } else { "glob pattern" })]
+    InvalidGlob {
+        /// `pattern` (the glob tool) or `glob` (grep's filter).
+        argument: &'static str,
+        /// The pattern as given.
+        pattern: String,
+        /// What the parser found wrong.
+        reason: String,
+    },
+}
+
+impl FsError {
+    /// The model-facing wording of a refusal that came from the root in its program-facing
+    /// words: a limit as an [`OverLimit`] (with `narrow`, what the caller can change when a
+    /// walk goes over one), and, with `given`, the location argument it concerns, the other
+    /// refusals a race can surface in the middle of an operation.
+    pub fn worded_for(self, given: Option<&str>, limits: &Limits, narrow: Option<&str>) -> FsError {
+        let FsError::Root(error) = self else {
+            return self;
+        };
+        let over = |key: &str, value: u64, what: String| -> FsError {
+            FsError::OverLimit(OverLimit::new(key, value, what, narrow.map(str::to_owned)))
+        };
+        // A walk's budget: "the walk <verb> more than N <things>".
+        let walk = |key: &str, value: u64, verb: &str, one: &str, many: &str| {
+            over(
+                key,
+                value,
+                format!("the walk {verb} more than {}", count(value, one, many)),
+            )
+        };
+        match (error, given.map(str::to_owned)) {
+            (RootError::FileLimit, _) => {
+                walk("max_files", limits.max_files, "selected", "file", "files")
+            }
+            (RootError::DirectoryLimit, _) => walk(
+                "max_directories",
+                limits.max_directories,
+                "entered",
+                "directory",
+                "directories",
+            ),
+            (RootError::EntryLimit, _) => walk(
+                "max_entries",
+                limits.max_entries,
+                "read",
+                "directory entry",
+                "directory entries",
+            ),
+            (RootError::DepthLimit, _) => over(
+                "max_depth",
+                limits.max_depth,
+                format!(
+                    "the walk reached a directory more than {} deep",
+                    count(limits.max_depth, "level", "levels")
+                ),
+            ),
+            (RootError::Deadline, _) => FsError::OverLimit(OverLimit::new(
+                "max_call_seconds",
+                limits.max_call_seconds,
+                format!(
+                    "the call ran past {}",
+                    count(limits.max_call_seconds, "second", "seconds")
+                ),
+                Some("call again with a smaller path or a simpler pattern".to_owned()),
+            )),
+            (RootError::TooLarge, Some(given)) => {
+                FsError::OverLimit(OverLimit::file_size(given, limits.max_file_bytes))
+            }
+            (RootError::NotServed, Some(given)) => FsError::Missing(given),
+            (RootError::Excluded, Some(given)) => FsError::NotServed(given),
+            (RootError::NotReadable | RootError::NotWritable, Some(given)) => {
+                FsError::NotRegular(given)
+            }
+            (RootError::ReadFailed | RootError::Changed, Some(given)) => FsError::Changed(given),
+            (RootError::WriteFailed, Some(given)) => FsError::Refused(given),
+            (other, _) => FsError::Root(other),
+        }
+    }
+}
+
+/// A refusal or notice caused by one of the root's limits, in the words every model-facing
+/// message about a limit shares: what went over (naming the limit's value), the limit's name,
+/// what the caller can narrow instead, and the flag and config key that raise it (left out
+/// when the limit is already at its largest valid value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverLimit {
+    what: String,
+    spec: &'static LimitSpec,
+    value: u64,
+    narrow: Option<String>,
+}
+
+impl OverLimit {
+    /// `what` went over the limit whose config key is `key`, whose value is `value`; `narrow`
+    /// is what the caller can change instead, if anything.
+    ///
+    /// # Panics
+    /// When `key` names no limit: the keys are the fs set's own constants.
+    pub fn new(key: &str, value: u64, what: String, narrow: Option<String>) -> OverLimit {
+        OverLimit {
+            what,
+            spec: LimitSpec::by_key(key).expect("the config key of a limit"),
+            value,
+            narrow,
+        }
+    }
+
+    /// The notice of an answer cut to fit `--max-result-bytes` (`max`): `what` was cut, and
+    /// `narrow` says how to get the rest.
+    pub fn result_size(what: String, max: u64, narrow: String) -> OverLimit {
+        OverLimit::new(
+            "max_result_bytes",
+            max,
+            format!(
+                "{what}, as one answer holds at most {}",
+                count(max, "byte", "bytes")
+            ),
+            Some(narrow),
+        )
+    }
+
+    /// The refusal of the file `given`, larger than `--max-file-bytes` (`max`).
+    pub fn file_size(given: String, max: u64) -> OverLimit {
+        OverLimit::new(
+            "max_file_bytes",
+            max,
+            format!("'{given}' is larger than {}", count(max, "byte", "bytes")),
+            None,
+        )
+    }
+}
+
+impl fmt::Display for OverLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = self.spec;
+        write!(f, "{} (the {})", self.what, spec.name)?;
+        let raise = (self.value < spec.max).then(|| {
+            format!(
+                "raise it with {} (config key limits.{})",
+                spec.flag, spec.key
+            )
+        });
+        match (&self.narrow, raise) {
+            (Some(narrow), Some(raise)) => write!(f, "; {narrow}, or {raise}"),
+            (Some(narrow), None) => write!(f, "; {narrow}"),
+            (None, Some(raise)) => write!(f, "; {raise}"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// How to write `given` when only its `.` segments keep it from being a path: `; write it as
+/// 'README.md'` for `./README.md`, else nothing.
+fn written_as(given: &str) -> String {
+    RelPath::without_dot_segments(given)
+        .map(|path| format!("; write it as '{path}'"))
+        .unwrap_or_default()
+}
+
+/// `n` and the noun that goes with it: `1 file`, `2 files`.
+pub(super) fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

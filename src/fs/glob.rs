@@ -1,0 +1,115 @@
+//! `glob`: the files below a directory whose names or paths match a pattern, at any depth.
+//!
+//! [`Fs::glob`] compiles the pattern once ([`FileGlob`]: the glob `rg -g` reads), walks the
+//! served tree below the directory with [`Root::tree`] (links are never followed, excluded
+//! names never looked at) and keeps, in tree order, the files whose path relative to the
+//! directory the pattern keeps.
+//!
+//! ```no_run
+//! # fn demo(fs: &fsmcp::fs::Fs) -> Result<(), fsmcp::fs::FsError> {
+//! let answer = fs.glob("*.md", "notes")?;
+//! println!("{}", answer.text); // notes/ideas.md\nnotes/todo.md
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Root::tree`]: crate::root::Root::tree
+
+use super::answer::{FsAnswer, answer_budget, no_matches, output_stopped, too_deep_notice};
+use super::file_glob::FileGlob;
+use super::locate::FsPath;
+use super::locate::{ScopeKind, relative_to};
+use super::shown::shown_path;
+use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
+use crate::measure::escaped_len;
+use crate::tools::{Tool, ToolOutput, object_schema};
+use serde_json::{Map, Value, json};
+
+pub(super) fn tool() -> Tool<Fs> {
+    super::tool(
+        Kind::Finder,
+        "glob",
+        "Find files by name",
+        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path below path. Matches names only: use grep to search contents.",
+        object_schema(
+            vec![
+                ("pattern", json!({"type": "string"})),
+                ("path", json!({"type": "string", "default": "."})),
+            ],
+            &["pattern"],
+        ),
+        run,
+    )
+}
+
+fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
+    answer(
+        fs,
+        fs.glob(
+            str_arg(arguments, "pattern"),
+            path_or_root(arguments, "path"),
+        ),
+        None,
+        NARROW_PATH,
+    )
+}
+
+impl Fs {
+    /// The served files below the directory `path` that `pattern` keeps (read as `rg -g` reads
+    /// it: a pattern without `/` matches names at any depth, one with `/` the path below
+    /// `path`), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
+    pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, FsError> {
+        let glob = FileGlob::new(pattern, "pattern")?;
+        let scope = self.search_scope(&FsPath::parse(path)?, ScopeKind::Directory)?;
+        let walked = self.root().tree(&scope)?;
+        let files = &walked.files;
+        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let mut text = String::new();
+        let mut used = 0u64;
+        for file in files.iter() {
+            if !glob.keeps(relative_to(&scope, &file.path)) {
+                continue;
+            }
+            let shown = shown_path(&file.path, false);
+            // A joining newline travels as two bytes (`\n`).
+            let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
+            if used + cost > budget {
+                text.push_str(&output_stopped(
+                    text.len(),
+                    self.root().limits().max_result_bytes,
+                    "narrow the pattern or the path",
+                ));
+                break;
+            }
+            used += cost;
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&shown);
+        }
+        if text.is_empty() {
+            text = no_matches(pattern, path);
+        }
+        let max_depth = self.root().limits().max_depth;
+        text.extend(too_deep_notice(&walked.too_deep, max_depth));
+        Ok(FsAnswer {
+            text,
+            revisions: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_and_annotations() {
+        let spec = tool().spec;
+        assert_eq!(spec.input_schema["required"], json!(["pattern"]));
+        assert_eq!(spec.input_schema["properties"]["path"]["default"], ".");
+        assert_eq!(spec.input_schema["additionalProperties"], false);
+        assert!(spec.read_only && spec.hints && spec.output_schema.is_none());
+        assert!(spec.description.len() < 400, "{}", spec.description.len());
+    }
+}

@@ -1,0 +1,516 @@
+//! Lines matching a pattern in the served text files below a path, in GNU grep's layout, or
+//! the files holding a match, or their counts.
+//!
+//! `matcher` compiles the pattern once per call (ripgrep's `grep-regex`, configured as `rg`
+//! configures it; the pattern escaped as a literal unless regex mode is asked for) before any
+//! file is opened. The files of the scope come from [`Root::tree`] in tree order, filtered by
+//! the `glob` argument; a prefilter judges files ahead on the worker pool, and `file` searches
+//! each candidate through the root with ripgrep's line searcher: a binary file (a NUL in the
+//! first 8 KiB) is skipped as ripgrep skips it, other text (Latin-1, a stray byte) is searched
+//! byte-wise and shown with U+FFFD for each invalid byte, and a long line is shown around its
+//! match. Nothing is spawned.
+//!
+//! The answer holds the formatted lines, `path:line:text` for a match and `path-line-text` for
+//! context, with `--` between groups that are not adjacent (only when context is asked for),
+//! and ends with a notice when it stops early:
+//!
+//! * after `max-results` matching lines, when at least one more matching line exists (the
+//!   search goes on until it finds one, or until the tree is exhausted);
+//! * at a whole line, when the next one would not leave room in `--max-result-bytes`.
+//!
+//! ```no_run
+//! # fn demo(fs: &fsmcp::fs::Fs) -> Result<(), fsmcp::fs::FsError> {
+//! use fsmcp::fs::{GrepOutput, GrepQuery};
+//! let answer = fs.grep(&GrepQuery {
+//!     pattern: "TODO",
+//!     path: "src",
+//!     regex: false,
+//!     case_insensitive: false,
+//!     glob: Some("*.rs"),
+//!     context: 1,
+//!     max_results: 50,
+//!     output: GrepOutput::Lines,
+//! })?;
+//! println!("{}", answer.text);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Root::tree`]: crate::root::Root::tree
+
+mod file;
+mod matcher;
+mod tool;
+
+pub(super) use tool::tool;
+
+use rayon::prelude::*;
+
+use file::{
+    FileBudget, Found, Line, MAX_LINE_BUFFER, Scanned, count_file, holds_match, prefilter_searcher,
+    scan_file, searcher,
+};
+use matcher::{Checked, compile};
+
+use super::answer::{answer_budget, no_matches, output_stopped, too_deep_notice};
+use super::file_glob::FileGlob;
+use super::locate::FsPath;
+use super::locate::{ScopeKind, relative_to};
+use super::shown::shown_path;
+use super::{Fs, FsAnswer, FsError};
+use crate::measure::escaped_len;
+use crate::root::{FileEntry, ReadFile, RelPath, RootError};
+
+/// Most lines of context on each side of a match.
+pub const MAX_CONTEXT: usize = 20;
+/// Most matching lines one answer may hold.
+pub const MAX_RESULTS: u64 = 1000;
+/// Upper bound of what one line adds, as it travels, besides its path and text: two marks, a
+/// line number, the joining newline and a possible `--` separator line (each newline escaped
+/// as two bytes).
+const LINE_OVERHEAD: u64 = 2 + 20 + 2 + 4;
+
+/// One grep request, with the arguments as the caller gave them.
+#[derive(Debug, Clone, Copy)]
+pub struct GrepQuery<'a> {
+    /// Literal text, or a Rust regex when `regex` is set.
+    pub pattern: &'a str,
+    /// The directory to search below, or one file (relative to the root).
+    pub path: &'a str,
+    /// Whether `pattern` is a regular expression.
+    pub regex: bool,
+    /// Whether letters match without regard to case (literal and regex alike).
+    pub case_insensitive: bool,
+    /// A filter in the glob tool's dialect, matched against each file's path below `path`.
+    pub glob: Option<&'a str>,
+    /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
+    pub context: usize,
+    /// Most matching lines (or, for [`GrepOutput::Files`] and [`GrepOutput::Count`], files)
+    /// to report (1 to [`MAX_RESULTS`]).
+    pub max_results: u64,
+    /// What the answer lists.
+    pub output: GrepOutput,
+}
+
+/// What a grep answer lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrepOutput {
+    /// `path:line:text` per matching line, with context lines (`output: "lines"`).
+    Lines,
+    /// One path per file holding a match (`"files"`, as `rg -l`).
+    Files,
+    /// `path:N` per file holding a match, N its matching lines (`"count"`, as `rg -c`).
+    Count,
+}
+
+impl GrepOutput {
+    /// The mode an `output` argument names.
+    pub fn named(name: &str) -> Option<GrepOutput> {
+        match name {
+            "lines" => Some(GrepOutput::Lines),
+            "files" => Some(GrepOutput::Files),
+            "count" => Some(GrepOutput::Count),
+            _ => None,
+        }
+    }
+}
+
+/// Why an answer ends before every matching line was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// `max-results` matching lines were shown and more exist.
+    MaxResults(u64),
+    /// The next line would not have fit the result limit.
+    Output,
+}
+
+impl Fs {
+    /// Searches the served files at or below `query.path` in tree order. The pattern, the
+    /// name filter and the path are all checked before any file is opened. Binary files, and
+    /// files that cannot be read, are skipped silently.
+    pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, FsError> {
+        let matcher = compile(query.pattern, query.regex, query.case_insensitive)?;
+        let names = query
+            .glob
+            .map(|glob| FileGlob::new(glob, "glob"))
+            .transpose()?;
+        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        let walked = self.root().tree(&scope)?;
+        let files = &walked.files;
+        let context = query.context.min(MAX_CONTEXT);
+        let max_results = query.max_results.clamp(1, MAX_RESULTS);
+        let mut searcher = searcher(context);
+        let mut counter = prefilter_searcher();
+        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let mut answer = Answer::new(budget, context);
+        let mut too_long: Vec<&str> = Vec::new();
+        let mut too_costly: Vec<&str> = Vec::new();
+        let named = |entry: &FileEntry| {
+            names
+                .as_ref()
+                .is_none_or(|glob| glob.keeps(relative_to(&scope, &entry.path)))
+        };
+        let mut maybe = Prefilter::default();
+        for (index, entry) in files.iter().enumerate() {
+            // A call past its deadline fails whole rather than answering with what it saw.
+            crate::root::check_deadline()?;
+            if !named(entry) || !maybe.may_match(self, &matcher, files, index, &named) {
+                continue;
+            }
+            let Some(file) = self.open_searched(entry) else {
+                continue;
+            };
+            let scanned = match query.output {
+                GrepOutput::Lines => {
+                    let budget = FileBudget {
+                        matches: max_results - answer.matches,
+                        bytes: answer.room(),
+                        per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
+                    };
+                    scan_file(&mut searcher, &matcher, &file, budget).map(Found::Lines)
+                }
+                GrepOutput::Files => count_file(&mut counter, &matcher, &file, 1).map(Found::Count),
+                GrepOutput::Count => {
+                    count_file(&mut counter, &matcher, &file, u64::MAX).map(Found::Count)
+                }
+            };
+            let hits = match scanned {
+                Scanned::Hits(Found::Lines(hits)) => hits,
+                Scanned::Hits(Found::Count(0)) | Scanned::Skipped => continue,
+                Scanned::Hits(Found::Count(count)) => {
+                    // One more matching file than max-results is how the answer knows to
+                    // say there are more.
+                    if answer.matches == max_results {
+                        answer.stop = Some(Stop::MaxResults(max_results));
+                        break;
+                    }
+                    let count = (query.output == GrepOutput::Count).then_some(count);
+                    answer.push_entry(&entry.path, count);
+                    if answer.stop.is_some() {
+                        break;
+                    }
+                    continue;
+                }
+                Scanned::LineTooLong => {
+                    too_long.push(&entry.path);
+                    continue;
+                }
+                Scanned::TooCostly => {
+                    too_costly.push(&entry.path);
+                    continue;
+                }
+            };
+            answer.push_file(index, &entry.path, &hits.lines);
+            if hits.overflow {
+                answer.stop = Some(Stop::Output);
+            }
+            if answer.stop.is_some() {
+                break;
+            }
+            if hits.more {
+                answer.stop = Some(Stop::MaxResults(max_results));
+                break;
+            }
+        }
+        // The last file's search may have stopped at the deadline: that answer is not whole.
+        crate::root::check_deadline()?;
+        let mut text = answer.text;
+        match answer.stop {
+            _ if text.is_empty() => text = no_matches(query.pattern, query.path),
+            None => {}
+            Some(Stop::MaxResults(n)) => {
+                let counted = match query.output {
+                    GrepOutput::Lines => "matching lines",
+                    GrepOutput::Files | GrepOutput::Count => "files",
+                };
+                text.push_str(&format!(
+                    "\n\n[stopped at {n} {counted}; raise max-results to see more]"
+                ));
+            }
+            Some(Stop::Output) => text.push_str(&output_stopped(
+                text.len(),
+                self.root().limits().max_result_bytes,
+                "narrow the path or glob, lower max-results",
+            )),
+        }
+        if !too_long.is_empty() {
+            // Unlike a binary file, one that is text but cannot be searched would
+            // otherwise be a silent false negative.
+            text.push_str(&format!(
+                "\n\n[not searched, a line is longer than {} MiB: {}]",
+                MAX_LINE_BUFFER >> 20,
+                shown_paths(&too_long)
+            ));
+        }
+        if !too_costly.is_empty() {
+            text.push_str(&format!(
+                "\n\n[not searched, a line is too long for this pattern to search in time: {}; \
+                 simplify the pattern (smaller counted repetitions)]",
+                shown_paths(&too_costly)
+            ));
+        }
+        let max_depth = self.root().limits().max_depth;
+        text.extend(too_deep_notice(&walked.too_deep, max_depth));
+        Ok(FsAnswer {
+            text,
+            revisions: None,
+        })
+    }
+
+    /// Opens a file the walk found. One that changed since the walk is opened afresh (its
+    /// current bytes are searched); one that vanished or cannot be read is skipped.
+    fn open_searched(&self, entry: &FileEntry) -> Option<ReadFile> {
+        match self.root.open_entry(entry) {
+            Ok(file) => Some(file),
+            Err(RootError::Changed) => RelPath::from_walk(entry.path.clone())
+                .and_then(|path| self.root.open_for_read(&path).ok()),
+            Err(_) => None,
+        }
+    }
+}
+
+/// Files searched ahead, in parallel, for whether they hold a match at all.
+const PREFILTER_FILES: usize = 256;
+
+/// Which files ahead of the ordered scan could match: most files of a search usually do not,
+/// and finding that out runs on the worker pool, so the ordered scan (with its budgets and
+/// context) only visits files that may have something to show. A file the prefilter cannot
+/// read or judge counts as one that may match.
+#[derive(Default)]
+struct Prefilter {
+    /// First file index the verdicts cover.
+    from: usize,
+    verdicts: Vec<bool>,
+}
+
+impl Prefilter {
+    fn may_match(
+        &mut self,
+        fs: &Fs,
+        matcher: &Checked,
+        files: &[FileEntry],
+        index: usize,
+        named: &(impl Fn(&FileEntry) -> bool + Sync),
+    ) -> bool {
+        if index < self.from || index >= self.from + self.verdicts.len() {
+            self.from = index;
+            let ahead = &files[index..(index + PREFILTER_FILES).min(files.len())];
+            // Each file is judged under the call, on whichever pool thread takes it: a call
+            // past its deadline or cancelled stops its judging within a window of lines.
+            let call = crate::root::current_call();
+            let judge = || -> Vec<bool> {
+                ahead
+                    .par_iter()
+                    .map_init(prefilter_searcher, |searcher, entry| {
+                        call.clone().run(|| {
+                            named(entry)
+                                && fs
+                                    .open_searched(entry)
+                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
+                        })
+                    })
+                    .collect()
+            };
+            self.verdicts = crate::workers::install(judge);
+        }
+        self.verdicts[index - self.from]
+    }
+}
+
+/// The answer being built: whole lines only, within a budget of escaped bytes.
+#[derive(Debug)]
+struct Answer {
+    text: String,
+    /// Escaped bytes of `text`.
+    used: u64,
+    budget: u64,
+    separators: bool,
+    /// File index and line number of the last line added.
+    last: Option<(usize, u64)>,
+    matches: u64,
+    stop: Option<Stop>,
+}
+
+impl Answer {
+    fn new(budget: u64, context: usize) -> Answer {
+        Answer {
+            text: String::new(),
+            used: 0,
+            budget,
+            separators: context > 0,
+            last: None,
+            matches: 0,
+            stop: None,
+        }
+    }
+
+    /// Escaped bytes left for lines.
+    fn room(&self) -> u64 {
+        self.budget.saturating_sub(self.used)
+    }
+
+    /// Appends one file of a files or count answer: its path, and `:N` when `count` is given;
+    /// stops instead when it would not fit. The count follows the line's last `:`, so no path
+    /// needs quoting for the marks a `path:line:text` line could be misread by.
+    fn push_entry(&mut self, path: &str, count: Option<u64>) {
+        let shown = shown_path(path, false);
+        let entry = match count {
+            Some(count) => format!("{shown}:{count}"),
+            None => shown.into_owned(),
+        };
+        // A joining newline travels as two bytes (`\n`).
+        let cost = if self.text.is_empty() { 0 } else { 2 } + escaped_len(&entry);
+        if self.used + cost > self.budget {
+            self.stop = Some(Stop::Output);
+            return;
+        }
+        self.used += cost;
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(&entry);
+        self.matches += 1;
+    }
+
+    /// Appends one file's lines, with `--` before a line that does not follow the previous
+    /// one; stops at the first line that would not fit.
+    fn push_file(&mut self, index: usize, path: &str, lines: &[Line]) {
+        for line in lines {
+            let separate = self.separators
+                && self
+                    .last
+                    .is_some_and(|(file, number)| file != index || line.number != number + 1);
+            let mark = if line.is_match { ':' } else { '-' };
+            let path = shown_path(path, true);
+            let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
+            // Each newline travels as two bytes (`\n`).
+            let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };
+            let cost = joined + escaped_len(&entry);
+            if self.used + cost > self.budget {
+                self.stop = Some(Stop::Output);
+                return;
+            }
+            self.used += cost;
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            if separate {
+                self.text.push_str("--\n");
+            }
+            self.text.push_str(&entry);
+            self.last = Some((index, line.number));
+            self.matches += u64::from(line.is_match);
+        }
+    }
+}
+
+/// Paths for a notice, each as a text answer shows it, joined by commas.
+fn shown_paths(paths: &[&str]) -> String {
+    let shown: Vec<_> = paths.iter().map(|path| shown_path(path, false)).collect();
+    shown.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file::*;
+    use super::matcher::*;
+    use super::*;
+    use crate::root::RootError;
+    use grep_searcher::Searcher;
+
+    /// The lines a search of one file gives, or `None` when the file is skipped.
+    pub(super) fn scan_hits<F: ReadAt + ?Sized>(
+        searcher: &mut Searcher,
+        matcher: &Checked,
+        file: &F,
+        budget: FileBudget,
+    ) -> Option<FileHits> {
+        match scan_file(searcher, matcher, file, budget) {
+            Scanned::Hits(hits) => Some(hits),
+            Scanned::Skipped | Scanned::LineTooLong | Scanned::TooCostly => None,
+        }
+    }
+
+    impl ReadAt for [u8] {
+        fn size(&self) -> u64 {
+            self.len() as u64
+        }
+
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize, RootError> {
+            let rest = self.get(offset as usize..).unwrap_or_default();
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        }
+    }
+
+    /// A file's budget of `matches` lines and unbounded bytes.
+    pub(super) fn budget(matches: u64) -> FileBudget {
+        FileBudget {
+            matches,
+            bytes: u64::MAX,
+            per_line: LINE_OVERHEAD,
+        }
+    }
+
+    /// The formatted answer for one in-memory file named `f`.
+    pub(super) fn grep(
+        bytes: &[u8],
+        pattern: &str,
+        regex: bool,
+        context: usize,
+        quota: u64,
+    ) -> String {
+        let matcher = compile(pattern, regex, false).expect("compiles");
+        let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
+        let mut answer = Answer::new(u64::MAX, context);
+        answer.push_file(0, "f", &hits.lines);
+        answer.text
+    }
+
+    #[test]
+    fn context_groups_and_separators() {
+        let file = b"1\n2 x\n3\n4\n5\n6\n7 x\n8 x\n9\n";
+        assert_eq!(
+            grep(file, "x", false, 1, 50),
+            "f-1-1\nf:2:2 x\nf-3-3\n--\nf-6-6\nf:7:7 x\nf:8:8 x\nf-9-9"
+        );
+        // Groups that touch are one group.
+        assert_eq!(
+            grep(file, "x", false, 2, 50),
+            "f-1-1\nf:2:2 x\nf-3-3\nf-4-4\nf-5-5\nf-6-6\nf:7:7 x\nf:8:8 x\nf-9-9"
+        );
+        // No separators without context.
+        assert_eq!(grep(file, "x", false, 0, 50), "f:2:2 x\nf:7:7 x\nf:8:8 x");
+    }
+
+    #[test]
+    fn separators_between_files() {
+        let mut answer = Answer::new(u64::MAX, 1);
+        let line = |number, is_match| Line {
+            number,
+            is_match,
+            text: "t".into(),
+        };
+        answer.push_file(0, "a", &[line(1, true), line(2, false)]);
+        answer.push_file(1, "b", &[line(3, false), line(4, true)]);
+        assert_eq!(answer.text, "a:1:t\na-2-t\n--\nb-3-t\nb:4:t");
+        assert_eq!(answer.matches, 2);
+    }
+
+    #[test]
+    fn answer_stops_at_a_whole_line() {
+        let line = |number| Line {
+            number,
+            is_match: true,
+            text: "0123456789".into(),
+        };
+        // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30.
+        let mut answer = Answer::new(30, 0);
+        answer.push_file(0, "p", &[line(1), line(2), line(3)]);
+        assert_eq!(answer.text, "p:1:0123456789\np:2:0123456789");
+        assert_eq!(answer.stop, Some(Stop::Output));
+        assert_eq!(answer.used, 30);
+        assert_eq!(answer.matches, 2);
+    }
+}

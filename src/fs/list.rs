@@ -1,0 +1,82 @@
+//! `list`: the entries of one directory.
+
+use super::answer::FsAnswer;
+use super::locate::FsPath;
+use super::revision::revisions_value;
+use super::shown::shown_path;
+use super::{Fs, FsError, Kind, OverLimit, answer, path_or_root};
+use crate::measure::escaped_len;
+use crate::root::{EntryKind, Node};
+use crate::tools::{Tool, ToolOutput, object_schema};
+use serde_json::{Map, Value, json};
+
+pub(super) fn tool() -> Tool<Fs> {
+    super::tool(
+        Kind::Observer,
+        "list",
+        "List a directory",
+        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
+        object_schema(
+            vec![("path", json!({"type": "string", "default": "."}))],
+            &[],
+        ),
+        run,
+    )
+}
+
+fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
+    let at = FsPath::parse(path_or_root(arguments, "path"))?;
+    answer(fs, fs.list_entries(&at), Some(&at.given), None)
+}
+
+impl Fs {
+    /// The served entries of a directory, one per line, directories marked with `/`.
+    pub(super) fn list_entries(&self, at: &FsPath) -> Result<FsAnswer, FsError> {
+        let (given, path) = (at.given.as_str(), &at.path);
+        let _guard = self.lock();
+        let location = self.served_location(at, true)?;
+        match location.node() {
+            Node::Absent => return Err(FsError::Missing(given.to_owned())),
+            Node::Directory(_) => {}
+            _ => return Err(FsError::NotDirectory(given.to_owned())),
+        }
+        let entries = self.root().list_with(path, true)?;
+        let text = if entries.is_empty() {
+            "(empty directory)".to_owned()
+        } else {
+            let budget = self.root().limits().max_result_bytes - super::answer::RESULT_HEADROOM;
+            let mut shown = Vec::new();
+            let mut used = 0;
+            for entry in entries.iter() {
+                let name = shown_path(&entry.name, false);
+                let line = match entry.kind {
+                    EntryKind::Directory => format!("{name}/"),
+                    EntryKind::File => name.into_owned(),
+                };
+                used += escaped_len(&line) + 2;
+                if used > budget {
+                    break;
+                }
+                shown.push(line);
+            }
+            let mut text = shown.join("\n");
+            if shown.len() < entries.len() {
+                let over = OverLimit::result_size(
+                    format!("listed {} of {} entries", shown.len(), entries.len()),
+                    self.root().limits().max_result_bytes,
+                    format!(
+                        "find the rest with {} and a narrower pattern",
+                        self.published.fs("glob")
+                    ),
+                );
+                text.push_str(&format!("\n\n[{over}]"));
+            }
+            text
+        };
+        let revision = self.revision(&location, false);
+        Ok(FsAnswer {
+            text,
+            revisions: Some(revisions_value(&[("path", revision)])),
+        })
+    }
+}

@@ -1,0 +1,51 @@
+//! What the map reads from a file: its language, its definitions and the names it refers to.
+
+/// A language the map can read. Raku, the one without a grammar, stays last: the tags
+/// configurations are kept by declaration order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// C (`.c`, `.h`).
+    C,
+    /// C++ (`.cc`, `.cpp`, `.cxx`, `.hh`, `.hpp`, `.hxx`).
+    Cpp,
+    /// Go (`.go`).
+    Go,
+    /// Java (`.java`).
+    Java,
+    /// JavaScript (`.js`, `.jsx`, `.mjs`, `.cjs`).
+    JavaScript,
+    /// Python (`.py`).
+    Python,
+    /// Rust (`.rs`).
+    Rust,
+    /// TypeScript (`.ts`, `.mts`, `.cts`).
+    TypeScript,
+    /// TSX (`.tsx`).
+    Tsx,
+    /// Raku (`.raku`, `.rakumod`, `.rakutest`, `.pm6`, `.p6`), by a heuristic scanner.
+    Raku,
+}
+
+/// One definition in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// The defined name.
+    pub name: String,
+    /// 1-based line of the definition.
+    pub line: u32,
+    /// The definition's first line as written (its signature, never its body), without the
+    /// trailing line ending.
+    pub text: String,
+}
+
+/// What one file defines and refers to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileTags {
+    /// Definitions, in file order.
+    pub definitions: Vec<Definition>,
+    /// Names referred to (calls, type uses …), one entry per occurrence.
+    pub references: Vec<String>,
+    /// Module names this file imports whose defining file can be found by path (Raku
+    /// `use Foo::Bar` → `lib/Foo/Bar.rakumod`); edges to those files.
+    pub imports: Vec<String>,
+}

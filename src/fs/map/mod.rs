@@ -1,0 +1,431 @@
+//! `map`: a ranked skeleton of the code below a directory — which files the tree leans on and
+//! the definition lines that matter in each (the ranking and layout are described below).
+//!
+//! [`Fs::map`] resolves `path` like `grep` does (a directory, or one served file), walks it
+//! with [`Root::tree`] (the root's selector applies, links and excluded names are never looked
+//! at) and additionally never descends into [`SKIPPED_DIRECTORIES`], any directory whose name
+//! starts with `.`, or a Python virtualenv (a directory holding `pyvenv.cfg`) below `path`.
+//! It considers at most [`MAX_WALK_FILES`] files in tree order and says so when it stopped.
+//!
+//! Each file in a language the map reads is opened through [`Root::open_entry`] and read with
+//! positional reads; a file over [`MAX_SOURCE_BYTES`], not UTF-8 text (or holding a NUL byte),
+//! or unreadable is skipped and counted. Files are read in tree order on the calling thread
+//! (so the call's deadline covers every read) and handed to a two-thread pool as they are
+//! read, at most [`IN_FLIGHT_BYTES`] ahead of the parses; what the pool finds is interned
+//! (see [`symbols`]) on the calling thread as it arrives. The pool is the map's
+//! own (a parse may take seconds; other calls' walks never wait behind one), and the calling
+//! thread, waiting, checks its call every [`WATCH_EVERY`] and stops the parses in flight once
+//! it is past its deadline or cancelled. A file nested too deeply, or whose parse holds too
+//! much memory, is skipped, remembered as such, and named in the summary (see
+//! [`tags::extract_bounded`]).
+//!
+//! **The cache.** What a file yields — its symbols, or that it is not text — is kept per path
+//! with the identity the walk saw (size, modification and change times, inode, device), and
+//! per content (language and SHA-256 of the bytes), for the life of the root's fs set: an unchanged
+//! file is never read twice, and a copy of a file, or a file changed back, is never parsed
+//! twice. Each part holds at most [`MAX_CACHED_FILES`] entries and forgets arbitrary ones
+//! beyond that; past [`MAX_INTERNED_NAMES`] names the whole cache starts over. The last
+//! [`KEPT_RANKINGS`] rankings are kept with the exact files (and steering) they ranked, so a
+//! map of an unchanged tree costs its walk and its rendering. One map runs at a time per
+//! root, holding the cache's lock throughout, so two maps never tear it between them.
+//!
+//! `tags` reads one file into its definitions and references (tree-sitter tags queries for
+//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX; `raku`, a heuristic
+//! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and
+//! ranks files with a personalized PageRank; `render` spends the character budget whole files
+//! at a time.
+//!
+//! This file holds the call and its walk; `parse` reads and parses the files the cache
+//! misses, `cache` keeps what they yielded.
+//!
+//! [`Root::tree`]: crate::root::Root::tree
+//! [`Root::open_entry`]: crate::root::Root::open_entry
+//!
+//! `map`: a ranked skeleton of the code below a directory — the files the rest of the tree
+//! leans on, each with the signature lines of its most-referenced definitions.
+
+mod cache;
+mod language;
+pub mod memory;
+mod parse;
+mod raku;
+pub mod rank;
+pub mod render;
+pub mod symbols;
+pub mod tags;
+
+use super::answer::answer_budget;
+use super::locate::FsPath;
+use super::locate::ScopeKind;
+use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root};
+use crate::measure::escaped_len;
+use crate::root::{FileEntry, RelPath};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
+pub use cache::TagCache;
+pub use language::{Definition, FileTags, Language};
+use parse::parse_all;
+use rank::{MapFile, Steering, split_list};
+use render::{Tally, render};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+use symbols::Symbols;
+
+/// Directory names the map never descends into (besides dot-directories and virtualenvs).
+pub const SKIPPED_DIRECTORIES: [&str; 8] = [
+    "node_modules",
+    "target",
+    "build",
+    "dist",
+    "vendor",
+    "__pycache__",
+    "venv",
+    "site-packages",
+];
+/// Most files one map walk considers.
+pub const MAX_WALK_FILES: usize = 5000;
+/// Largest file the map reads.
+pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
+/// Most files the parse cache remembers.
+pub const MAX_CACHED_FILES: usize = 20_000;
+/// Interned names beyond which the cache starts over (a bound on its memory).
+pub const MAX_INTERNED_NAMES: usize = 4 << 20;
+/// Rankings remembered (for different steering or trees).
+pub const KEPT_RANKINGS: usize = 4;
+/// Most source bytes read and not yet parsed: reading waits for parses beyond this.
+pub const IN_FLIGHT_BYTES: usize = 32 << 20;
+/// How often the calling thread, waiting for parses, checks its call: once the call is past
+/// its deadline or cancelled, the parses in flight are stopped.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// The arguments of one map.
+#[derive(Debug, Clone, Copy)]
+pub struct MapQuery<'a> {
+    /// The directory (or file) to map.
+    pub path: &'a str,
+    /// Space- or comma-separated words re-centring the map.
+    pub query: Option<&'a str>,
+    /// Space- or comma-separated paths re-centring the map.
+    pub focus: Option<&'a str>,
+    /// Most characters of the answer.
+    pub max_chars: usize,
+}
+
+impl Fs {
+    /// A ranked skeleton of the code below `query.path`, within `query.max_chars` characters
+    /// and the root's result limit.
+    pub fn map(&self, query: &MapQuery<'_>) -> Result<FsAnswer, FsError> {
+        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        let focus = split_list(query.focus.unwrap_or_default())
+            .map(|item| {
+                RelPath::parse(item)
+                    .map(|p| p.as_str().to_owned())
+                    .map_err(|_| FsError::InvalidPath(item.to_owned()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let steering = Steering::new(query.query, focus);
+
+        let walked = self.root().tree(&scope)?;
+        let mut candidates = mappable(&scope, &walked.files);
+        let walk_stopped_at = (candidates.len() > MAX_WALK_FILES).then_some(MAX_WALK_FILES);
+        candidates.truncate(MAX_WALK_FILES);
+
+        // One map at a time per root: the cache and its interner stay consistent.
+        let mut cache = self.map_cache();
+        cache.bound_names();
+        let parses_before = cache.parses;
+        let parsed = parse_all(self.root(), &mut cache, &candidates)?;
+        let mapped: Vec<MapFile<'_>> = parsed
+            .files
+            .iter()
+            .map(|(i, symbols)| MapFile {
+                path: &candidates[*i].path,
+                symbols,
+            })
+            .collect();
+        let symbols: Vec<Arc<Symbols>> = parsed.files.iter().map(|(_, s)| s.clone()).collect();
+        let ranked = cache.ranked(&mapped, &symbols, &steering);
+        // Operators (and the tests) see what the cache saved.
+        tracing::debug!(
+            files = mapped.len(),
+            skipped = parsed.skipped,
+            cached = parsed.cached,
+            parsed = cache.parses - parses_before,
+            "map"
+        );
+        drop(cache);
+        let tally = Tally {
+            mapped: mapped.len(),
+            skipped: parsed.skipped,
+            walk_stopped_at,
+            too_deep: walked.too_deep.len(),
+            unparsed: parsed
+                .unparsed
+                .iter()
+                .map(|&i| candidates[i].path.clone())
+                .collect(),
+        };
+        let byte_budget = answer_budget(self.root().limits().max_result_bytes);
+        // A text of more than 4 bytes per allowed character, or more bytes than the result
+        // may hold, cannot fit.
+        let cap = query
+            .max_chars
+            .saturating_mul(4)
+            .min(usize::try_from(byte_budget).unwrap_or(usize::MAX));
+        let text = render(&ranked, &tally, cap, |text| {
+            text.chars().count() <= query.max_chars && escaped_len(text) <= byte_budget
+        });
+        Ok(FsAnswer {
+            text,
+            revisions: None,
+        })
+    }
+
+    /// How many files maps on this root have parsed (cache misses), for tests.
+    pub fn map_parses(&self) -> u64 {
+        self.map_cache().parses
+    }
+
+    fn map_cache(&self) -> std::sync::MutexGuard<'_, TagCache> {
+        self.map_cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The walked files the map considers: none below a skipped directory (relative to `scope`).
+fn mappable(scope: &RelPath, files: &[FileEntry]) -> Vec<FileEntry> {
+    let below = |path: &str| -> String {
+        if scope.is_root() {
+            path.to_owned()
+        } else {
+            path.get(scope.as_str().len() + 1..)
+                .unwrap_or_default()
+                .to_owned()
+        }
+    };
+    // Virtualenvs, by their marker file.
+    let virtualenvs: HashSet<String> = files
+        .iter()
+        .filter_map(|f| {
+            below(&f.path)
+                .strip_suffix("/pyvenv.cfg")
+                .map(str::to_owned)
+        })
+        .collect();
+    files
+        .iter()
+        .filter(|f| {
+            let relative = below(&f.path);
+            let mut directory = String::new();
+            let mut segments: Vec<&str> = relative.split('/').collect();
+            segments.pop(); // the file's own name
+            segments.into_iter().all(|segment| {
+                if !directory.is_empty() {
+                    directory.push('/');
+                }
+                directory.push_str(segment);
+                !(segment.starts_with('.')
+                    || SKIPPED_DIRECTORIES.contains(&segment)
+                    || virtualenvs.contains(&directory))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// `max-chars` when not given.
+const DEFAULT_MAX_CHARS: u64 = 8192;
+/// Smallest `max-chars`.
+const MIN_MAX_CHARS: u64 = 512;
+/// Largest `max-chars`.
+const MAX_MAX_CHARS: u64 = 65536;
+
+pub(super) fn tool() -> Tool<Fs> {
+    super::tool(
+        Kind::Finder,
+        "map",
+        "Map the code",
+        "Shows which source files below path (default the root) the rest of the code depends on, most depended-on first, each as 'path:' and the numbered signature lines of its most-used definitions (no bodies; '⋮' marks skipped lines). query words or focus paths (space- or comma-separated) re-centre the ranking. Call it before reading; read a definition with read's offset.",
+        object_schema(
+            vec![
+                ("path", json!({"type": "string", "default": "."})),
+                ("query", json!({"type": "string"})),
+                ("focus", json!({"type": "string"})),
+                (
+                    "max-chars",
+                    json!({"type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS, "default": DEFAULT_MAX_CHARS}),
+                ),
+            ],
+            &[],
+        ),
+        run,
+    )
+}
+
+fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
+    let max_chars = arguments
+        .get("max-chars")
+        .and_then(positive_safe_integer)
+        .unwrap_or(DEFAULT_MAX_CHARS)
+        .clamp(MIN_MAX_CHARS, MAX_MAX_CHARS);
+    let query = MapQuery {
+        path: path_or_root(arguments, "path"),
+        query: optional_str(arguments, "query"),
+        focus: optional_str(arguments, "focus"),
+        max_chars: usize::try_from(max_chars).unwrap_or(usize::MAX),
+    };
+    answer(fs, fs.map(&query), None, NARROW_PATH)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::disallowed_methods)] // the test builds its tree with std::fs
+
+    use super::*;
+    use crate::config::Limits;
+    use crate::root::Identity;
+    use crate::root::{Root, Selector};
+
+    /// A walked file at `path` with an all-zero identity.
+    pub(super) fn entry(path: &str) -> FileEntry {
+        FileEntry {
+            path: path.to_owned(),
+            identity: Identity {
+                size: 0,
+                mtime_ns: 0,
+                ctime_ns: 0,
+                ino: 0,
+                dev: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn skipped_directories_below_the_scope() {
+        let files = [
+            "a.py",
+            ".git/x.py",
+            "src/.hidden/x.py",
+            "node_modules/m/i.js",
+            "src/target/t.rs",
+            "env/pyvenv.cfg",
+            "env/lib/x.py",
+            "src/build.rs",
+            "src/__pycache__/a.py",
+            "vendor/v.go",
+            "dist/d.js",
+            "build/b.js",
+            "src/main.rs",
+            ".eslintrc.js",
+        ]
+        .map(entry)
+        .to_vec();
+        let kept: Vec<String> = mappable(&RelPath::root(), &files)
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(
+            kept,
+            ["a.py", "src/build.rs", "src/main.rs", ".eslintrc.js"]
+        );
+        // Asked for explicitly, a skipped directory is mapped; only what lies below is judged.
+        let scope = RelPath::parse("vendor").unwrap();
+        let kept = mappable(&scope, &[entry("vendor/v.go"), entry("vendor/dist/x.js")]);
+        assert_eq!(kept.len(), 1);
+    }
+
+    fn fs_over(dir: &std::path::Path) -> Fs {
+        let selector = Selector::new(&["**".to_owned()], &[], true);
+        let root = Root::open(dir, selector, Limits::default()).expect("root");
+        let published = crate::fs::Published::default();
+        Fs::new(
+            Arc::new(root),
+            crate::digest::Key::process(),
+            false,
+            published,
+        )
+    }
+
+    /// A map of the whole tree with the default budget.
+    const WHOLE_TREE: MapQuery<'static> = MapQuery {
+        path: ".",
+        query: None,
+        focus: None,
+        max_chars: 8192,
+    };
+
+    #[test]
+    fn unchanged_files_are_parsed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &[u8]| std::fs::write(dir.path().join(name), text).unwrap();
+        write("hub.py", b"def frobnicate(value):\n    pass\n");
+        write("cli.py", b"def main(argv):\n    frobnicate(argv)\n");
+        write("lib.rs", b"pub fn helper() {}\n");
+        write("notes.txt", b"not code\n");
+        write("blob.py", b"def \xff(x):\n");
+        let fs = fs_over(dir.path());
+        let query = WHOLE_TREE;
+        let first = fs.map(&query).unwrap().text;
+        assert!(first.starts_with("hub.py:\n"), "{first}");
+        assert_eq!(
+            fs.map_parses(),
+            3,
+            "the three source files, not the binary one"
+        );
+        // A second map of the unchanged tree parses nothing and answers the same.
+        assert_eq!(fs.map(&query).unwrap().text, first);
+        assert_eq!(fs.map_parses(), 3);
+        // Editing one file re-parses exactly that file.
+        write("cli.py", b"def main(args):\n    helper()\n    helper()\n");
+        let after = fs.map(&query).unwrap().text;
+        assert_eq!(fs.map_parses(), 4);
+        assert!(after.starts_with("lib.rs:\n"), "{after}");
+        // A map of a part of the tree reuses what the whole map parsed.
+        let part = MapQuery {
+            path: "hub.py",
+            ..query
+        };
+        fs.map(&part).unwrap();
+        assert_eq!(fs.map_parses(), 4);
+    }
+
+    #[test]
+    fn a_copy_is_not_parsed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &[u8]| std::fs::write(dir.path().join(name), text).unwrap();
+        let source = b"def shared(x):\n    return x\n";
+        write("a.py", source);
+        write("b.py", source);
+        write("c.rs", source); // same bytes, another language: parsed on its own
+        let fs = fs_over(dir.path());
+        let query = WHOLE_TREE;
+        let text = fs.map(&query).unwrap().text;
+        assert_eq!(fs.map_parses(), 2, "{text}");
+        assert!(text.contains("a.py:") && text.contains("b.py:"), "{text}");
+        // A new copy, and a file changed back to what it was, parse nothing.
+        write("d.py", source);
+        write("a.py", b"def other():\n    pass\n");
+        fs.map(&query).unwrap();
+        assert_eq!(fs.map_parses(), 3);
+        write("a.py", source);
+        fs.map(&query).unwrap();
+        assert_eq!(fs.map_parses(), 3);
+    }
+
+    #[test]
+    fn schema_and_annotations() {
+        let spec = tool().spec;
+        let schema = &spec.input_schema;
+        assert!(schema.get("required").is_none());
+        assert_eq!(schema["properties"]["path"]["default"], ".");
+        assert_eq!(
+            schema["properties"]["max-chars"],
+            json!({"type": "integer", "minimum": 512, "maximum": 65536, "default": 8192})
+        );
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(spec.read_only && spec.hints && spec.output_schema.is_none());
+        assert!(spec.description.len() < 450, "{}", spec.description.len());
+    }
+}

@@ -1,0 +1,433 @@
+//! Ranking: which files the tree leans on, and which of their definitions to show.
+//!
+//! **The graph.** One node per mapped file. File A has an edge to file B for every name A
+//! refers to that B defines (A ≠ B; a file's references to its own names add nothing), and for
+//! every Raku module A imports whose file B is (`use Foo::Bar` → a `…/lib/Foo/Bar.rakumod`).
+//! A name's edge weight is `sqrt(references of that name in A) / (files defining the name)`:
+//! the square root keeps one file that calls a helper a hundred times from outweighing a
+//! hundred files that call it once, and the division shares a name among its definers, so a
+//! name declared in three files lends each a third. An import weighs 1.
+//!
+//! **The walk.** A personalized PageRank: damping [`DAMPING`], iterated until the scores move
+//! by less than [`TOLERANCE`] in total (at most [`MAX_ITERATIONS`] rounds). Every file starts
+//! with weight 1; a file whose path or one of whose defined names contains a `query` word
+//! (case-insensitive) is weighted [`QUERY_WEIGHT`] times, a file at or below a `focus` path
+//! [`FOCUS_WEIGHT`] times (both multiply). The teleport and the mass of files with no outgoing
+//! edge follow those weights, so a file with no edges at all still ranks by its weight. Files
+//! are ordered by score (compared to 1e-12), ties by path.
+//!
+//! **The definitions shown.** A definition's weight is the number of references to its name
+//! from other files divided by the number of files defining the name. A name that more than
+//! half of the files refer to is set aside (in maps of at least [`SET_ASIDE_MIN_FILES`]
+//! files): its definitions are not shown, unless a file defines nothing else. A file keeps at
+//! most [`DEFINITIONS_PER_FILE`] definitions (heaviest first, then by line; one per line),
+//! which the budget may trim further.
+//!
+//! The graph, the walk and the choice of definitions are computed in `graph`.
+
+mod graph;
+
+use graph::Graph;
+
+use super::symbols::{Interner, Symbols};
+
+/// PageRank damping: the chance of following an edge rather than teleporting.
+pub const DAMPING: f64 = 0.85;
+/// Total change of the scores below which the walk has converged.
+pub const TOLERANCE: f64 = 1e-12;
+/// Most rounds of the walk.
+pub const MAX_ITERATIONS: usize = 200;
+/// Weight of a file matching a `query` word.
+pub const QUERY_WEIGHT: f64 = 10.0;
+/// Weight of a file at or below a `focus` path.
+pub const FOCUS_WEIGHT: f64 = 50.0;
+/// Most definitions shown per file before the budget trims.
+pub const DEFINITIONS_PER_FILE: usize = 12;
+/// Smallest map in which a name most files refer to is set aside.
+pub const SET_ASIDE_MIN_FILES: usize = 10;
+
+/// One mapped file: its path relative to the root and what it defines and refers to.
+#[derive(Debug, Clone, Copy)]
+pub struct MapFile<'a> {
+    /// Path relative to the root.
+    pub path: &'a str,
+    /// Its symbols, interned in the [`Interner`] given to [`rank`].
+    pub symbols: &'a Symbols,
+}
+
+/// What re-centres the walk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Steering {
+    /// `query` words, lower-cased, none empty.
+    pub query: Vec<String>,
+    /// `focus` paths relative to the root (`""` is the root itself).
+    pub focus: Vec<String>,
+}
+
+impl Steering {
+    /// Steering from the raw arguments: words and paths separated by spaces or commas.
+    /// Focus paths must already be normalized by the caller.
+    pub fn new(query: Option<&str>, focus: Vec<String>) -> Steering {
+        Steering {
+            query: split_list(query.unwrap_or_default())
+                .map(str::to_lowercase)
+                .collect(),
+            focus,
+        }
+    }
+}
+
+/// The items of a space- or comma-separated list.
+pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
+    list.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+}
+
+/// One definition line chosen for a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// 1-based line.
+    pub line: u32,
+    /// The signature line.
+    pub text: String,
+    /// References to it (see the module documentation).
+    pub weight: f64,
+}
+
+/// One ranked file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedFile {
+    /// Path relative to the root.
+    pub path: String,
+    /// Its PageRank score.
+    pub score: f64,
+    /// Chosen definitions, heaviest first (ties by line).
+    pub definitions: Vec<Shown>,
+}
+
+/// Ranks `files` and chooses their definitions. Files that define nothing take part in the
+/// graph but are left out of the result (they have no line to show).
+pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<RankedFile> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let graph = Graph::new(files, names.len());
+    let personalization = personalization(files, steering, names);
+    let scores = graph.pagerank(&personalization);
+    let mut ranked: Vec<RankedFile> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, file)| !file.symbols.definitions.is_empty())
+        .map(|(b, file)| RankedFile {
+            path: file.path.to_owned(),
+            score: scores[b],
+            definitions: graph.choose(file.symbols),
+        })
+        .collect();
+    ranked.sort_by(|x, y| {
+        quantized(y.score)
+            .cmp(&quantized(x.score))
+            .then_with(|| x.path.cmp(&y.path))
+    });
+    ranked
+}
+
+/// A score as an integer, so that float noise never decides an order and ties fall to paths.
+fn quantized(score: f64) -> i64 {
+    (score * 1e12).round() as i64
+}
+
+/// Each file's teleport weight, normalized to sum 1.
+fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<f64> {
+    let mut weights: Vec<f64> = files
+        .iter()
+        .map(|file| {
+            let mut weight = 1.0;
+            if !steering.query.is_empty() {
+                let path = file.path.to_lowercase();
+                let matches =
+                    steering.query.iter().any(|word| {
+                        path.contains(word.as_str())
+                            || file.symbols.defined.iter().any(|&name| {
+                                names.name(name).to_lowercase().contains(word.as_str())
+                            })
+                    });
+                if matches {
+                    weight *= QUERY_WEIGHT;
+                }
+            }
+            if steering.focus.iter().any(|f| within(file.path, f)) {
+                weight *= FOCUS_WEIGHT;
+            }
+            weight
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    for w in &mut weights {
+        *w /= total;
+    }
+    weights
+}
+
+/// Whether `path` is `focus` or lies below it (`""` is the root).
+fn within(path: &str, focus: &str) -> bool {
+    focus.is_empty()
+        || path == focus
+        || path
+            .strip_prefix(focus)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::map::{Definition, FileTags};
+
+    fn tags(defs: &[(&str, u32)], refs: &[&str]) -> FileTags {
+        FileTags {
+            definitions: defs
+                .iter()
+                .map(|&(name, line)| Definition {
+                    name: name.to_owned(),
+                    line,
+                    text: format!("def {name}():"),
+                })
+                .collect(),
+            references: refs.iter().map(|&r| r.to_owned()).collect(),
+            imports: Vec::new(),
+        }
+    }
+
+    fn rank_all(files: &[(&str, FileTags)], steering: &Steering) -> Vec<RankedFile> {
+        let mut names = Interner::default();
+        let symbols: Vec<Symbols> = files
+            .iter()
+            .map(|(_, tags)| Symbols::new(tags, &mut names))
+            .collect();
+        let list: Vec<MapFile<'_>> = files
+            .iter()
+            .zip(&symbols)
+            .map(|((path, _), symbols)| MapFile { path, symbols })
+            .collect();
+        rank(&list, steering, &names)
+    }
+
+    fn order(files: &[(&str, FileTags)], steering: &Steering) -> Vec<String> {
+        rank_all(files, steering)
+            .into_iter()
+            .map(|r| r.path)
+            .collect()
+    }
+
+    /// A polyglot-shaped tree: two files lean on the hub; one of them also on the util.
+    fn polyglot() -> Vec<(&'static str, FileTags)> {
+        vec![
+            (
+                "app/cli.py",
+                tags(&[("main", 3)], &["frobnicate", "Dispatcher"]),
+            ),
+            (
+                "src/hub.rs",
+                tags(&[("frobnicate", 12), ("Dispatcher", 48)], &[]),
+            ),
+            (
+                "web/view.ts",
+                tags(&[("render", 1)], &["frobnicate", "Dispatcher", "helper"]),
+            ),
+            ("lib/util.go", tags(&[("helper", 5)], &[])),
+            ("tools/lonely.py", tags(&[("alone", 1)], &[])),
+        ]
+    }
+
+    #[test]
+    fn the_hub_ranks_first_then_what_it_leans_on() {
+        assert_eq!(
+            order(&polyglot(), &Steering::default()),
+            [
+                "src/hub.rs",
+                "lib/util.go",
+                "app/cli.py",
+                "tools/lonely.py",
+                "web/view.ts"
+            ]
+        );
+    }
+
+    #[test]
+    fn files_without_edges_rank_by_path_and_personalization() {
+        let files = vec![
+            ("b.py", tags(&[("x", 1)], &[])),
+            ("a.py", tags(&[("y", 1)], &[])),
+        ];
+        assert_eq!(order(&files, &Steering::default()), ["a.py", "b.py"]);
+        let steer = Steering::new(Some("x"), Vec::new());
+        assert_eq!(order(&files, &steer), ["b.py", "a.py"]);
+    }
+
+    #[test]
+    fn query_recentres_on_paths_and_identifiers() {
+        // By identifier (case-insensitive), by path, comma- or space-separated.
+        let steer = Steering::new(Some("ALONE"), Vec::new());
+        assert_eq!(order(&polyglot(), &steer)[0], "tools/lonely.py");
+        let steer = Steering::new(Some("nothing, view"), Vec::new());
+        assert_eq!(order(&polyglot(), &steer)[0], "web/view.ts");
+        assert_eq!(QUERY_WEIGHT, 10.0);
+    }
+
+    #[test]
+    fn query_weight_is_ten_and_focus_fifty() {
+        let files = [
+            ("a.py", tags(&[("alpha", 1)], &[])),
+            ("b.py", tags(&[("beta", 1)], &[])),
+            ("c/d.py", tags(&[("gamma", 1)], &[])),
+        ];
+        let steer = Steering::new(Some("beta"), vec!["c".to_owned()]);
+        let ranked = rank_all(&files, &steer);
+        let score = |p: &str| ranked.iter().find(|r| r.path == p).unwrap().score;
+        assert!((score("b.py") / score("a.py") - 10.0).abs() < 1e-9);
+        assert!((score("c/d.py") / score("a.py") - 50.0).abs() < 1e-9);
+        assert_eq!(ranked[0].path, "c/d.py");
+    }
+
+    #[test]
+    fn focus_names_files_or_directories() {
+        let steer = Steering::new(None, vec!["tools".to_owned()]);
+        assert_eq!(order(&polyglot(), &steer)[0], "tools/lonely.py");
+        let steer = Steering::new(None, vec!["web/view.ts".to_owned()]);
+        assert_eq!(order(&polyglot(), &steer)[0], "web/view.ts");
+        // A prefix of a name is not a directory.
+        let steer = Steering::new(None, vec!["tool".to_owned()]);
+        assert_eq!(order(&polyglot(), &steer)[0], "src/hub.rs");
+    }
+
+    #[test]
+    fn definitions_heaviest_first_and_unreferenced_last() {
+        let files = polyglot();
+        let ranked = rank_all(&files, &Steering::default());
+        let hub = &ranked[0];
+        assert_eq!(
+            hub.definitions
+                .iter()
+                .map(|d| (d.line, d.weight))
+                .collect::<Vec<_>>(),
+            [(12, 2.0), (48, 2.0)]
+        );
+        let cli = ranked.iter().find(|r| r.path == "app/cli.py").unwrap();
+        assert_eq!(cli.definitions[0].weight, 0.0);
+    }
+
+    #[test]
+    fn a_name_is_shared_among_its_definers() {
+        // `new` is defined in three files and called often; each file's own class wins.
+        let files = [
+            ("a.py", tags(&[("new", 2), ("Alpha", 5)], &[])),
+            ("b.py", tags(&[("new", 2), ("Beta", 5)], &[])),
+            ("c.py", tags(&[("new", 2), ("Gamma", 5)], &[])),
+            (
+                "user.py",
+                tags(
+                    &[("run", 1)],
+                    &["new", "new", "new", "Alpha", "Alpha", "Beta"],
+                ),
+            ),
+        ];
+        let ranked = rank_all(&files, &Steering::default());
+        let a = ranked.iter().find(|r| r.path == "a.py").unwrap();
+        // Counted alone, `new` (3 references) would beat `Alpha` (2); shared, it weighs 1.
+        assert_eq!(a.definitions[0].line, 5, "{a:?}");
+        assert_eq!(a.definitions[1].weight, 1.0);
+    }
+
+    #[test]
+    fn a_name_most_of_the_map_refers_to_is_set_aside() {
+        let mut files = vec![(
+            "core.py",
+            tags(&[("new", 2), ("Core", 1), ("only", 9)], &[]),
+        )];
+        let names: Vec<String> = (0..10).map(|i| format!("f{i:02}.py")).collect();
+        for (i, name) in names.iter().enumerate() {
+            let refs: &[&str] = if i < 6 { &["new", "new"] } else { &[] };
+            files.push((name.as_str(), tags(&[("x", 1)], refs)));
+        }
+        // `Core` is used by one file.
+        files[1].1.references.push("Core".to_owned());
+        let ranked = rank_all(&files, &Steering::default());
+        let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
+        assert_eq!(
+            core.definitions.iter().map(|d| d.line).collect::<Vec<_>>(),
+            [1, 9],
+            "new (line 2) is set aside"
+        );
+        // Below the threshold of files, nothing is set aside.
+        let few = &files[..5];
+        let ranked = rank_all(few, &Steering::default());
+        let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
+        assert_eq!(core.definitions[0].line, 2);
+    }
+
+    #[test]
+    fn a_file_whose_every_name_is_set_aside_still_shows_them() {
+        let mut files = vec![("core.py", tags(&[("new", 2)], &[]))];
+        let names: Vec<String> = (0..10).map(|i| format!("f{i:02}.py")).collect();
+        for name in &names {
+            files.push((name.as_str(), tags(&[("x", 1)], &["new"])));
+        }
+        let ranked = rank_all(&files, &Steering::default());
+        let core = ranked.iter().find(|r| r.path == "core.py").unwrap();
+        assert_eq!(core.definitions.len(), 1);
+    }
+
+    #[test]
+    fn one_line_per_definition_and_a_cap_per_file() {
+        let defs: Vec<(String, u32)> = (1..=20).map(|i| (format!("d{i}"), i)).collect();
+        let mut file = tags(&[], &[]);
+        for (name, line) in &defs {
+            file.definitions.push(Definition {
+                name: name.clone(),
+                line: *line,
+                text: String::new(),
+            });
+        }
+        file.definitions.push(Definition {
+            name: "twin".into(),
+            line: 1,
+            text: String::new(),
+        });
+        let ranked = rank_all(&[("a.rs", file)], &Steering::default());
+        let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();
+        assert_eq!(lines, (1..=12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn raku_imports_are_edges_to_module_files() {
+        let mut user = tags(&[("main", 1)], &[]);
+        user.imports.push("Foo::Bar".to_owned());
+        let files = vec![
+            ("bin/app.raku", user),
+            ("lib/Foo/Bar.rakumod", tags(&[("bar", 1)], &[])),
+            ("lib/Foo/Baz.rakumod", tags(&[("baz", 1)], &[])),
+        ];
+        assert_eq!(
+            order(&files, &Steering::default()),
+            ["lib/Foo/Bar.rakumod", "bin/app.raku", "lib/Foo/Baz.rakumod"]
+        );
+    }
+
+    #[test]
+    fn files_defining_nothing_are_not_listed() {
+        let files = vec![
+            ("a.py", tags(&[], &["x"])),
+            ("b.py", tags(&[("x", 1)], &[])),
+        ];
+        assert_eq!(order(&files, &Steering::default()), ["b.py"]);
+        assert!(order(&[], &Steering::default()).is_empty());
+    }
+
+    #[test]
+    fn lists_split_on_spaces_and_commas() {
+        assert_eq!(
+            split_list(" a,b  c,,d ").collect::<Vec<_>>(),
+            ["a", "b", "c", "d"]
+        );
+    }
+}

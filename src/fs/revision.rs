@@ -1,0 +1,204 @@
+//! `sha256-v1` revisions: what a location holds, as a token a client can send back to make a
+//! mutation conditional. Files hash their exact bytes, links their target text, directories a
+//! canonical description of the served tree below them.
+
+use super::{Fs, FsError};
+use crate::digest::{DigestCache, DigestError, hex, sha256_hex};
+use crate::root::{Location, Node, RelPath};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// The only revision scheme.
+pub const SCHEME: &str = "sha256-v1";
+/// The token of a path where nothing exists.
+pub const ABSENT: &str = "sha256-v1:absent";
+
+/// The revision of one location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revision {
+    /// `absent`, `file`, `directory`, `symlink` or `unknown`.
+    pub state: &'static str,
+    /// The token, absent when the state is `unknown`.
+    pub token: Option<String>,
+}
+
+impl Revision {
+    fn known(state: &'static str, digest: Option<String>) -> Revision {
+        let token = match digest {
+            Some(d) => format!("{SCHEME}:{state}:{d}"),
+            None => ABSENT.to_owned(),
+        };
+        Revision {
+            state,
+            token: Some(token),
+        }
+    }
+
+    /// The revision of a path where nothing exists.
+    pub fn of_absent() -> Revision {
+        Revision::known("absent", None)
+    }
+
+    /// A revision that could not be computed: clients must drop what they cached.
+    pub fn unknown() -> Revision {
+        Revision {
+            state: "unknown",
+            token: None,
+        }
+    }
+
+    /// The revision of a file whose SHA-256 is known.
+    pub fn of_digest(digest: String) -> Revision {
+        Revision::known("file", Some(digest))
+    }
+
+    /// The revision of a file whose exact bytes are known.
+    pub fn of_bytes(bytes: &[u8]) -> Revision {
+        Revision::known("file", Some(sha256_hex(bytes)))
+    }
+
+    fn value(&self) -> Value {
+        match &self.token {
+            Some(token) => json!({"state": self.state, "token": token}),
+            None => json!({"state": self.state}),
+        }
+    }
+}
+
+/// `{"revisionScheme": "sha256-v1", "revisions": {arg: {state, token}}}`.
+pub fn revisions_value(revisions: &[(&str, Revision)]) -> Value {
+    let mut map = Map::new();
+    for (arg, revision) in revisions {
+        map.insert((*arg).to_owned(), revision.value());
+    }
+    json!({"revisionScheme": SCHEME, "revisions": map})
+}
+
+/// The reserved `_expected-revisions` argument: `None` when absent.
+pub fn expected_revisions(
+    arguments: &Map<String, Value>,
+) -> Result<Option<Map<String, Value>>, FsError> {
+    match arguments.get("_expected-revisions") {
+        None => Ok(None),
+        Some(Value::Object(map)) if map.values().all(Value::is_string) => Ok(Some(map.clone())),
+        Some(_) => Err(FsError::RevisionsInvalid),
+    }
+}
+
+impl Fs {
+    /// The revision of `location`; `fresh` hashes bytes even when a memo entry exists (the
+    /// comparison before a conditional mutation).
+    pub fn revision(&self, location: &Location, fresh: bool) -> Revision {
+        self.try_revision(location, fresh)
+            .unwrap_or_else(|_| Revision::unknown())
+    }
+
+    fn try_revision(&self, location: &Location, fresh: bool) -> Result<Revision, FsError> {
+        Ok(match location.node() {
+            Node::Absent => Revision::known("absent", None),
+            Node::File(_) => {
+                let file = location.open_file()?;
+                let digest = if fresh {
+                    let digest = DigestCache::hash_fresh(&file)?;
+                    self.memo().remember(file.identity(), digest.clone());
+                    digest
+                } else {
+                    self.memo()
+                        .digest(&file, &mut crate::digest::HashBudget(u64::MAX))
+                        .map_err(unbounded)?
+                };
+                Revision::known("file", Some(digest))
+            }
+            // Keyed, so a token cannot confirm a guessed target (a host path, say).
+            Node::Symlink(_, target) => {
+                Revision::known("symlink", Some(self.key.keyed_hex("symlink", &target)))
+            }
+            Node::Directory(_) => Revision::known(
+                "directory",
+                Some(self.directory_digest(location.path(), fresh)?),
+            ),
+            Node::Other(_) => Revision::unknown(),
+        })
+    }
+
+    /// SHA-256 of the served tree below `path`: one line per entry, in tree order, paths
+    /// relative to `path` — `d <path>` for a directory, `f <path> <sha256>` for a file.
+    fn directory_digest(&self, path: &RelPath, fresh: bool) -> Result<String, FsError> {
+        let walked = self.root().tree(path)?;
+        // A tree partly too deep to walk has no revision that would see every change in it.
+        if !walked.too_deep.is_empty() {
+            return Err(crate::root::RootError::DepthLimit.into());
+        }
+        let (files, directories) = (walked.files, walked.directories);
+        let strip = |p: &str| -> String {
+            if path.is_root() {
+                p.to_owned()
+            } else {
+                p[path.as_str().len() + 1..].to_owned()
+            }
+        };
+        let mut lines: Vec<(String, String)> = directories
+            .iter()
+            .map(|d| (d.clone(), format!("d {}\n", strip(d))))
+            .collect();
+        for entry in files.iter() {
+            let file = self.root().open_entry(entry)?;
+            let digest = if fresh {
+                DigestCache::hash_fresh(&file)?
+            } else {
+                self.memo()
+                    .digest(&file, &mut crate::digest::HashBudget(u64::MAX))
+                    .map_err(unbounded)?
+            };
+            lines.push((
+                entry.path.clone(),
+                format!("f {} {}\n", strip(&entry.path), digest),
+            ));
+        }
+        lines.sort_by(|a, b| crate::root::compare_tree_order(&a.0, &b.0));
+        let mut hasher = Sha256::new();
+        for (_, line) in &lines {
+            hasher.update(line.as_bytes());
+        }
+        Ok(hex(&hasher.finalize()))
+    }
+
+    /// Compares every location argument against its expected token, hashing fresh bytes.
+    /// Call with the mutation lock held.
+    pub fn check_expected(
+        &self,
+        expected: Option<&Map<String, Value>>,
+        locations: &[(&str, &Location)],
+    ) -> Result<(), FsError> {
+        let Some(expected) = expected else {
+            return Ok(());
+        };
+        for (arg, location) in locations {
+            let Some(token) = expected.get(*arg).and_then(Value::as_str) else {
+                return Err(FsError::RevisionMissing((*arg).to_owned()));
+            };
+            let actual = self.revision(location, true);
+            if actual.token.as_deref() != Some(token) {
+                return Err(mismatch(arg, token, &actual));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The refusal for a location whose current revision is not the expected token.
+pub(super) fn mismatch(arg: &str, expected: &str, actual: &Revision) -> FsError {
+    FsError::RevisionMismatch {
+        arg: arg.to_owned(),
+        expected: expected.to_owned(),
+        actual: actual.token.clone().unwrap_or_else(|| "unknown".to_owned()),
+    }
+}
+
+/// The refusal of a digest taken without a budget, which can only come from the root.
+fn unbounded(error: DigestError) -> FsError {
+    match error {
+        DigestError::Root(error) => FsError::Root(error),
+        DigestError::OverBudget => FsError::Root(crate::root::RootError::ReadFailed),
+    }
+}
