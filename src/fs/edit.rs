@@ -73,7 +73,7 @@ impl Fs {
         let _guard = self.lock();
         let location = self.served_file(at, FsError::IsDirectory)?;
         self.check_expected(expected, &[("path", &location)])?;
-        let file = location.open_file()?;
+        let file = self.root().open_located(&location)?;
         if file.size() > EDIT_MAX_BYTES {
             let published = &self.published;
             return Err(FsError::TooLargeToEdit {

@@ -54,7 +54,7 @@ impl Fs {
             path,
             list: self.published.fs("list"),
         })?;
-        let file = location.open_file().map_err(|e| match e {
+        let file = self.root().open_located(&location).map_err(|e| match e {
             RootError::NotReadable => FsError::NotRegular(given.to_owned()),
             other => FsError::from(other),
         })?;

@@ -97,7 +97,7 @@ impl Fs {
         Ok(match location.node() {
             Node::Absent => Revision::known("absent", None),
             Node::File(_) => {
-                let file = location.open_file()?;
+                let file = self.root().open_located(location)?;
                 let digest = if fresh {
                     let digest = DigestCache::hash_fresh(&file)?;
                     self.memo().remember(file.identity(), digest.clone());

@@ -1,7 +1,9 @@
 //! Named locations for the model-facing tools: a path resolved to the descriptor of the
 //! directory that holds it (every ancestor a real directory, never a link) plus its last name.
-//! Every operation on a [`Location`] is relative to that descriptor, so no path string is ever
-//! resolved twice.
+//! Every look at a [`Location`] and every change through it is relative to that descriptor, so
+//! no path string is resolved twice for them. A read is the exception: [`Root::open_located`]
+//! looks at the file in that directory, then opens its link-free path by one `openat2` from
+//! the root's descriptor, which must reach the file it looked at.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::rc::Rc;
@@ -167,6 +169,20 @@ impl Root {
         Ok(location)
     }
 
+    /// Opens the regular file at `location` (from this root's [`Root::locate`] or
+    /// [`Root::locate_target`]) for reading, never blocking: an `lstat` in the location's
+    /// directory, so a FIFO or device is never opened, then one `openat2` of its link-free path
+    /// from the root's descriptor, below the root and through no link, which must open the
+    /// file the `lstat` saw. Without `openat2`, the name is opened in the location's directory.
+    /// Anything else (the root itself, a link, a file replaced mid-open) is
+    /// [`RootError::NotReadable`].
+    pub fn open_located(&self, location: &Location) -> Result<ReadFile, RootError> {
+        if location.is_root() {
+            return Err(RootError::NotReadable);
+        }
+        super::open::open_regular(&self.dir, &location.dir, &location.path)
+    }
+
     fn locate_resolved(&self, path: &RelPath) -> Result<Location, ChainError> {
         let Some(parent) = path.parent() else {
             let dir = reopen(&self.dir).map_err(|_| ChainError::Missing)?;
@@ -251,12 +267,6 @@ impl Location {
             }
             _ => Node::Other(info),
         }
-    }
-
-    /// Opens the regular file here for reading (no link followed, never blocking).
-    pub fn open_file(&self) -> Result<ReadFile, RootError> {
-        let name = self.name.as_deref().ok_or(RootError::NotReadable)?;
-        super::open::open_regular(&self.dir, name)
     }
 
     /// Opens the directory here (the root itself for the root location).

@@ -114,7 +114,7 @@ impl Root {
         } else {
             open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?
         };
-        let file = open_regular(&dir, name)?;
+        let file = open_regular(&self.dir, &dir, &target)?;
         if file.identity.size > self.limits.max_file_bytes {
             return Err(RootError::TooLarge);
         }
@@ -133,11 +133,9 @@ impl Root {
             Beneath::Opened(fd) => opened_regular(fd)?,
             Beneath::Refused => return Err(RootError::NotReadable),
             Beneath::Unsupported => {
-                let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-                    return Err(RootError::NotReadable);
-                };
+                let parent = path.parent().ok_or(RootError::NotReadable)?;
                 let dir = open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?;
-                open_regular(&dir, name)?
+                open_regular(&self.dir, &dir, &path)?
             }
         };
         if file.identity != entry.identity {
@@ -147,18 +145,35 @@ impl Root {
     }
 }
 
-/// `lstat` first, so a FIFO or device is refused without being opened at all; then a
-/// non-blocking, no-follow open whose `fstat` must show the same regular file.
-pub(crate) fn open_regular(dir: impl AsFd + Copy, name: &str) -> Result<ReadFile, RootError> {
+/// Opens the regular file at `path` for reading; `parent` is the descriptor of the directory
+/// that holds it, reached through no link.
+///
+/// An `lstat` of the name in `parent` comes first, so a FIFO or device is refused without
+/// being opened at all. The open itself is one `openat2` of the whole path from the root's
+/// descriptor, non-blocking, with `RESOLVE_BENEATH` and following no link at any component:
+/// the kernel refuses anything that is not below the root when the walk ends, so a directory
+/// moved out of the root after `parent` was opened cannot lend its contents. Its `fstat` must
+/// show a regular file with the identity the `lstat` saw. Kernels without `openat2` take the
+/// user-space step instead: a no-follow `openat` of the name in `parent`.
+pub(crate) fn open_regular(
+    root: impl AsFd + Copy,
+    parent: impl AsFd + Copy,
+    path: &RelPath,
+) -> Result<ReadFile, RootError> {
+    let name = path.file_name().ok_or(RootError::NotReadable)?;
     // A concurrent atomic replace can land between the `lstat` and the open; the file that is
     // there then is just as regular, so look again a few times before calling it a change.
     for _ in 0..3 {
-        let seen = lstat_at(dir, name).ok_or(RootError::NotReadable)?;
+        let seen = lstat_at(parent, name).ok_or(RootError::NotReadable)?;
         if file_type(&seen) != FileType::RegularFile {
             return Err(RootError::NotReadable);
         }
-        let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
-            .map_err(|_| RootError::NotReadable)?;
+        let fd = match open_beneath(root, path.as_str(), READ_FLAGS) {
+            Beneath::Opened(fd) => fd,
+            Beneath::Refused => return Err(RootError::NotReadable),
+            Beneath::Unsupported => rustix::fs::openat(parent, name, READ_FLAGS, Mode::empty())
+                .map_err(|_| RootError::NotReadable)?,
+        };
         let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
         if file_type(&stat) != FileType::RegularFile {
             return Err(RootError::NotReadable);

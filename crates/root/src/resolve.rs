@@ -4,9 +4,9 @@
 //! components from the root descriptor, each link's target is spliced in where the link
 //! stood, and `..` climbs the real directories walked so far (never above the root), within a
 //! hop budget. A link whose target leaves the root, is absolute outside it, or does not
-//! read as text is refused. The resolved path is then opened with the same no-follow,
-//! component-by-component machinery as any other, so a link swapped in after resolution fails
-//! the open instead of redirecting it.
+//! read as text is refused. The resolved path is then opened like any other, through no link
+//! at any component (one `openat2` below the root, or no-follow steps without it), so a link
+//! swapped in after resolution fails the open instead of redirecting it.
 
 use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
