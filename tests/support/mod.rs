@@ -712,7 +712,8 @@ pub fn run_in(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
     run_command(command)
 }
 
-fn run_command(mut command: Command) -> (ExitStatus, String, String) {
+/// [`run`] with any command: the binary under a wrapper (such as `strace`), say.
+pub fn run_command(mut command: Command) -> (ExitStatus, String, String) {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
