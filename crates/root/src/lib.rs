@@ -8,7 +8,9 @@
 //! * [`RelPath`] parses client text into a path that cannot leave the root.
 //! * [`Selector`] answers which paths the root serves.
 //! * [`Root::inventory`] and [`Root::list`] are budgeted, sorted walks.
-//! * [`Root::open_for_read`] opens without following or blocking and returns a [`ReadFile`].
+//! * [`Root::open_for_read`] (a path) and [`Root::open_located`] (a [`Location`]) open without
+//!   following or blocking, by one `openat2` from the root's descriptor, and return a
+//!   [`ReadFile`].
 //! * [`Root::replace_file`] commits a write atomically (temp file, fsync, rename).
 //!
 //! ```no_run
