@@ -2,7 +2,7 @@
 
 use super::answer::FsAnswer;
 use super::locate::FsPath;
-use super::revision::expected_revisions;
+use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, answer, bool_arg, str_arg};
 use crate::root::{Node, Removal, RemoveError};
@@ -27,7 +27,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = expected_revisions(arguments)?;
+    let expected = Expected::read(arguments)?;
     let at = FsPath::parse(str_arg(arguments, "path"))?;
     let recursive = bool_arg(arguments, "recursive");
     answer(
@@ -44,7 +44,7 @@ impl Fs {
         &self,
         at: &FsPath,
         recursive: bool,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
         if path.is_root() {

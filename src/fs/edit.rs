@@ -2,7 +2,7 @@
 
 use super::answer::FsAnswer;
 use super::locate::FsPath;
-use super::revision::expected_revisions;
+use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema};
@@ -30,7 +30,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = expected_revisions(arguments)?;
+    let expected = Expected::read(arguments)?;
     let at = FsPath::parse(str_arg(arguments, "path"))?;
     let replace_all = bool_arg(arguments, "replace-all");
     answer(
@@ -61,7 +61,7 @@ impl Fs {
         old: &str,
         new: &str,
         replace_all: bool,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let given = at.given.as_str();
         if old.is_empty() {

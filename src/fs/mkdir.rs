@@ -2,7 +2,7 @@
 
 use super::answer::FsAnswer;
 use super::locate::FsPath;
-use super::revision::expected_revisions;
+use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, answer, str_arg};
 use crate::root::{ChainError, CreateError, Node, RelPath};
@@ -21,7 +21,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = expected_revisions(arguments)?;
+    let expected = Expected::read(arguments)?;
     let at = FsPath::parse(str_arg(arguments, "path"))?;
     answer(
         fs,
@@ -36,7 +36,7 @@ impl Fs {
     pub(super) fn make_directory(
         &self,
         at: &FsPath,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
         let selector = self.root().selector();
@@ -54,7 +54,9 @@ impl Fs {
                 Err(ChainError::ThroughLink) => Revision::unknown(),
                 Err(_) => Revision::of_absent(),
             };
-            check_one(expected, "path", &current)?;
+            if let Some(expected) = expected {
+                expected.check("path", &current)?;
+            }
         }
         let mut created = false;
         let mut prefix = RelPath::root();
@@ -95,24 +97,5 @@ impl Fs {
                 self.revision(&location, false),
             )])),
         })
-    }
-}
-
-/// Compares one computed revision with the expected token for `arg`.
-fn check_one(
-    expected: Option<&Map<String, Value>>,
-    arg: &str,
-    current: &Revision,
-) -> Result<(), FsError> {
-    let Some(expected) = expected else {
-        return Ok(());
-    };
-    let Some(token) = expected.get(arg).and_then(Value::as_str) else {
-        return Err(FsError::RevisionMissing(arg.to_owned()));
-    };
-    if current.token.as_deref() == Some(token) {
-        Ok(())
-    } else {
-        Err(super::revision::mismatch(arg, token, current))
     }
 }

@@ -2,7 +2,7 @@
 
 use super::answer::FsAnswer;
 use super::locate::FsPath;
-use super::revision::expected_revisions;
+use super::revision::Expected;
 use super::revision::revisions_value;
 use super::{Fs, FsError, Kind, answer, str_arg};
 use crate::root::{MoveError, Node};
@@ -27,7 +27,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = expected_revisions(arguments)?;
+    let expected = Expected::read(arguments)?;
     let from = FsPath::parse(str_arg(arguments, "from"))?;
     let to = FsPath::parse(str_arg(arguments, "to"))?;
     answer(
@@ -44,7 +44,7 @@ impl Fs {
         &self,
         from_at: &FsPath,
         to_at: &FsPath,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (from_given, from) = (from_at.given.as_str(), &from_at.path);
         let (to_given, to) = (to_at.given.as_str(), &to_at.path);

@@ -74,14 +74,46 @@ pub fn revisions_value(revisions: &[(&str, Revision)]) -> Value {
     json!({"revisionScheme": SCHEME, "revisions": map})
 }
 
-/// The reserved `_expected-revisions` argument: `None` when absent.
-pub fn expected_revisions(
-    arguments: &Map<String, Value>,
-) -> Result<Option<Map<String, Value>>, FsError> {
-    match arguments.get("_expected-revisions") {
-        None => Ok(None),
-        Some(Value::Object(map)) if map.values().all(Value::is_string) => Ok(Some(map.clone())),
-        Some(_) => Err(FsError::RevisionsInvalid),
+/// The reserved `_expected-revisions` argument of a mutation: the token the caller last
+/// observed for each of its location arguments, by argument name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Expected(Vec<(String, String)>);
+
+impl Expected {
+    /// Reads the argument from a call's arguments: `None` when absent.
+    pub(super) fn read(arguments: &Map<String, Value>) -> Result<Option<Expected>, FsError> {
+        let Some(value) = arguments.get(super::EXPECTED) else {
+            return Ok(None);
+        };
+        let Value::Object(map) = value else {
+            return Err(FsError::RevisionsInvalid);
+        };
+        map.iter()
+            .map(|(arg, token)| match token {
+                Value::String(token) => Ok((arg.clone(), token.clone())),
+                _ => Err(FsError::RevisionsInvalid),
+            })
+            .collect::<Result<_, _>>()
+            .map(|tokens| Some(Expected(tokens)))
+    }
+
+    /// Checks the current revision of the location argument `arg` against its expected token.
+    pub(super) fn check(&self, arg: &str, current: &Revision) -> Result<(), FsError> {
+        let Some((_, token)) = self.0.iter().find(|(name, _)| name == arg) else {
+            return Err(FsError::RevisionMissing(arg.to_owned()));
+        };
+        if current.token.as_deref() == Some(token.as_str()) {
+            Ok(())
+        } else {
+            Err(FsError::RevisionMismatch {
+                arg: arg.to_owned(),
+                expected: token.clone(),
+                actual: current
+                    .token
+                    .clone()
+                    .unwrap_or_else(|| "unknown".to_owned()),
+            })
+        }
     }
 }
 
@@ -165,33 +197,18 @@ impl Fs {
 
     /// Compares every location argument against its expected token, hashing fresh bytes.
     /// Call with the mutation lock held.
-    pub fn check_expected(
+    pub(super) fn check_expected(
         &self,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
         locations: &[(&str, &Location)],
     ) -> Result<(), FsError> {
         let Some(expected) = expected else {
             return Ok(());
         };
         for (arg, location) in locations {
-            let Some(token) = expected.get(*arg).and_then(Value::as_str) else {
-                return Err(FsError::RevisionMissing((*arg).to_owned()));
-            };
-            let actual = self.revision(location, true);
-            if actual.token.as_deref() != Some(token) {
-                return Err(mismatch(arg, token, &actual));
-            }
+            expected.check(arg, &self.revision(location, true))?;
         }
         Ok(())
-    }
-}
-
-/// The refusal for a location whose current revision is not the expected token.
-pub(super) fn mismatch(arg: &str, expected: &str, actual: &Revision) -> FsError {
-    FsError::RevisionMismatch {
-        arg: arg.to_owned(),
-        expected: expected.to_owned(),
-        actual: actual.token.clone().unwrap_or_else(|| "unknown".to_owned()),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::answer::FsAnswer;
 use super::locate::FsPath;
-use super::revision::expected_revisions;
+use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
 use crate::root::{Location, Node};
@@ -27,7 +27,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = expected_revisions(arguments)?;
+    let expected = Expected::read(arguments)?;
     let at = FsPath::parse(str_arg(arguments, "path"))?;
     let content = str_arg(arguments, "content");
     answer(
@@ -44,7 +44,7 @@ impl Fs {
         &self,
         at: &FsPath,
         content: &str,
-        expected: Option<&Map<String, Value>>,
+        expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
         let limit = self.root().limits().max_write_bytes;
