@@ -6,7 +6,9 @@
 //! tree; [`fs_call`] returns a successful call's text and revisions, [`fs_text`] only its text,
 //! [`fs_error`] the message of a refusal. The token helpers ([`file_token`], [`symlink_token`],
 //! [`ABSENT`]) compute what a revision must say about a path, and [`with_expected`] adds the
-//! reserved `_expected-revisions` argument an orchestration layer sends.
+//! reserved `_expected-revisions` argument an orchestration layer sends. A table of [`Case`]s
+//! (a tree, one call, the text it must answer, what it must leave on disk) runs through
+//! [`run_cases`], each case on its own root and server.
 //!
 //! ```ignore
 //! let tree = Tree::new().file("notes/todo.md", "- buy milk\n");
@@ -16,6 +18,7 @@
 //! ```
 
 use serde_json::{Value, json};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -306,4 +309,160 @@ fn collect(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
             out.push((rel, format!("file {}", String::from_utf8_lossy(&bytes))));
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables of cases: one call on a fresh root each
+// ---------------------------------------------------------------------------------------------
+
+/// One call of an fs tool on a fresh root, with what it must answer and leave on disk.
+pub struct Case {
+    /// What the case shows; a failure names it.
+    pub name: &'static str,
+    /// Builds the root (a fresh temporary directory each run).
+    pub tree: fn() -> Tree,
+    /// Flags added to [`fs_server_with`]'s.
+    pub flags: &'static [&'static str],
+    /// The tool called, e.g. `fs_edit`.
+    pub tool: &'static str,
+    /// Its arguments.
+    pub args: fn() -> Value,
+    /// The text the call must answer.
+    pub reply: Reply,
+    /// What must hold on disk afterwards.
+    pub after: &'static [After],
+}
+
+impl Case {
+    /// The defaults a case's `..Case::DEFAULT` fills in: an empty root, no extra flags, nothing
+    /// checked on disk. Its `name`, `tool`, `args` and `reply` are always given.
+    pub const DEFAULT: Case = Case {
+        name: "",
+        tree: Tree::new,
+        flags: &[],
+        tool: "",
+        args: || json!({}),
+        reply: Reply::Said(""),
+        after: &[],
+    };
+}
+
+/// What a call must answer.
+#[derive(Debug)]
+pub enum Reply {
+    /// Success, with exactly this text.
+    Said(&'static str),
+    /// Refusal (`isError`), with exactly this message.
+    Refused(&'static str),
+}
+
+/// Something that must hold under the root after the call.
+#[derive(Debug)]
+pub enum After {
+    /// The file holds exactly these bytes.
+    Bytes(&'static str, &'static [u8]),
+    /// The directory holds exactly these names (sorted).
+    Names(&'static str, &'static [&'static str]),
+    /// The file has these permission bits.
+    Mode(&'static str, u32),
+    /// Nothing (no file, directory or link) is at the path.
+    Absent(&'static str),
+    /// A directory is at the path.
+    Directory(&'static str),
+    /// Every path under the root is as the tree built it (not for a tree holding a FIFO).
+    Unchanged,
+}
+
+impl Case {
+    fn run(&self) {
+        let tree = (self.tree)();
+        let before = self
+            .after
+            .iter()
+            .any(|a| matches!(a, After::Unchanged))
+            .then(|| snapshot(tree.path()));
+        let mut server = fs_server_with(&tree, self.flags);
+        let args = (self.args)();
+        match self.reply {
+            Reply::Said(text) => {
+                assert_eq!(
+                    fs_text(&mut server, self.tool, args.clone()),
+                    text,
+                    "{args}"
+                )
+            }
+            Reply::Refused(message) => assert_eq!(
+                fs_error(&mut server, self.tool, args.clone()),
+                message,
+                "{args}"
+            ),
+        }
+        for after in self.after {
+            match *after {
+                After::Bytes(path, bytes) => {
+                    let found = tree.bytes(path);
+                    assert!(
+                        found == bytes,
+                        "'{path}' holds {:?}, not {:?}",
+                        String::from_utf8_lossy(&found),
+                        String::from_utf8_lossy(bytes)
+                    )
+                }
+                After::Names(dir, names) => {
+                    assert_eq!(tree.names(dir), names, "the names in '{dir}'")
+                }
+                After::Mode(path, mode) => {
+                    assert_eq!(tree.mode(path), mode, "the mode of '{path}'")
+                }
+                After::Absent(path) => assert!(!exists(&tree, path), "'{path}' is still there"),
+                After::Directory(path) => {
+                    assert!(tree.join(path).is_dir(), "'{path}' is not a directory")
+                }
+                After::Unchanged => {
+                    assert_eq!(Some(snapshot(tree.path())), before, "the root changed")
+                }
+            }
+        }
+    }
+}
+
+/// Runs every case (each on its own root and server) and fails naming each case that failed.
+pub fn run_cases(cases: &[Case]) {
+    let mut names = std::collections::HashSet::new();
+    for case in cases {
+        assert!(
+            names.insert(case.name),
+            "two cases are named {:?}",
+            case.name
+        );
+    }
+    let failed: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let outcome = catch_unwind(AssertUnwindSafe(|| case.run()));
+            outcome.err().map(|panic| {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("(a panic without a message)");
+                format!(
+                    "case {:?} ({} {:?}): {message}",
+                    case.name, case.tool, case.reply
+                )
+            })
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failed.len(),
+        cases.len(),
+        failed.join("\n")
+    );
+}
+
+/// Whether anything (a file, a directory or a link) exists at `rel` under the tree's root.
+pub fn exists(tree: &Tree, rel: &str) -> bool {
+    std::fs::symlink_metadata(tree.join(rel)).is_ok()
 }
