@@ -7,6 +7,8 @@
 
 mod support;
 
+use After::*;
+use Reply::*;
 use serde_json::{Value, json};
 use std::os::unix::fs::MetadataExt;
 use support::fs::*;
@@ -22,121 +24,142 @@ fn write(server: &mut Server, path: &str, content: &str) -> String {
     )
 }
 
-#[test]
-fn the_reference_write_reports_its_byte_count() {
-    let tree = Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        write(&mut server, "notes/todo.md", "- done\n"),
-        "Wrote 7 bytes to 'notes/todo.md'"
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), b"- done\n");
-}
+/// Writes that go through: the text they answer and the bytes (and mode) they leave.
+const WRITE_SUCCESSES: &[Case] = &[
+    Case {
+        name: "the reference write reports its byte count",
+        tree: || Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n"),
+        tool: "fs_write",
+        args: || json!({"path": "notes/todo.md", "content": "- done\n"}),
+        reply: Said("Wrote 7 bytes to 'notes/todo.md'"),
+        after: &[Bytes("notes/todo.md", b"- done\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "the byte count is of UTF-8 bytes",
+        tool: "fs_write",
+        args: || json!({"path": "caf\u{e9}.txt", "content": "\u{e9}\u{1f600}\n"}),
+        reply: Said("Wrote 7 bytes to 'caf\u{e9}.txt'"),
+        after: &[Bytes("caf\u{e9}.txt", "\u{e9}\u{1f600}\n".as_bytes())],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a write creates a new file in an existing directory",
+        tree: || Tree::new().dir("notes"),
+        tool: "fs_write",
+        args: || json!({"path": "notes/new.md", "content": "fresh\n"}),
+        reply: Said("Wrote 6 bytes to 'notes/new.md'"),
+        after: &[Bytes("notes/new.md", b"fresh\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a write replaces all existing content",
+        tree: || Tree::new().file("f.txt", "a much longer old content\nwith two lines\n"),
+        tool: "fs_write",
+        args: || json!({"path": "f.txt", "content": "new"}),
+        reply: Said("Wrote 3 bytes to 'f.txt'"),
+        after: &[Bytes("f.txt", b"new")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "empty content leaves an empty file",
+        tree: || Tree::new().file("f.txt", "something"),
+        tool: "fs_write",
+        args: || json!({"path": "f.txt", "content": ""}),
+        reply: Said("Wrote 0 bytes to 'f.txt'"),
+        after: &[Bytes("f.txt", b"")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "content is written byte for byte",
+        tool: "fs_write",
+        args: || json!({"path": "raw.txt", "content": "\u{feff}cafe\u{301}\r\nline two\rthree\n\n"}),
+        reply: Said("Wrote 27 bytes to 'raw.txt'"),
+        after: &[Bytes(
+            "raw.txt",
+            "\u{feff}cafe\u{301}\r\nline two\rthree\n\n".as_bytes(),
+        )],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an overwrite keeps an executable's mode",
+        tree: modes_tree,
+        tool: "fs_write",
+        args: || json!({"path": "run.sh", "content": "#!/bin/sh\n"}),
+        reply: Said("Wrote 10 bytes to 'run.sh'"),
+        after: &[Mode("run.sh", 0o750), Mode("shared.txt", 0o604)],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an overwrite keeps a file's mode for others",
+        tree: modes_tree,
+        tool: "fs_write",
+        args: || json!({"path": "shared.txt", "content": "new"}),
+        reply: Said("Wrote 3 bytes to 'shared.txt'"),
+        after: &[Mode("run.sh", 0o750), Mode("shared.txt", 0o604)],
+        ..Case::DEFAULT
+    },
+];
 
-#[test]
-fn the_byte_count_is_of_utf8_bytes() {
-    let tree = Tree::new();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        write(&mut server, "caf\u{e9}.txt", "\u{e9}\u{1f600}\n"),
-        "Wrote 7 bytes to 'caf\u{e9}.txt'"
-    );
-    assert_eq!(tree.bytes("caf\u{e9}.txt"), "\u{e9}\u{1f600}\n".as_bytes());
-}
-
-#[test]
-fn a_write_whose_parent_is_missing_is_refused_and_creates_nothing() {
-    let tree = Tree::new().file("notes/todo.md", "x");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            json!({"path": "new/todo.md", "content": "x"})
-        ),
-        "Parent directory of 'new/todo.md' does not exist; create it with the mkdir tool first"
-    );
-    assert_eq!(tree.names(""), ["notes"]);
-}
-
-#[test]
-fn a_write_creates_a_new_file_in_an_existing_directory() {
-    let tree = Tree::new().dir("notes");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        write(&mut server, "notes/new.md", "fresh\n"),
-        "Wrote 6 bytes to 'notes/new.md'"
-    );
-    assert_eq!(tree.bytes("notes/new.md"), b"fresh\n");
-}
-
-#[test]
-fn a_write_replaces_all_existing_content() {
-    let tree = Tree::new().file("f.txt", "a much longer old content\nwith two lines\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        write(&mut server, "f.txt", "new"),
-        "Wrote 3 bytes to 'f.txt'"
-    );
-    assert_eq!(tree.bytes("f.txt"), b"new");
-}
-
-#[test]
-fn empty_content_leaves_an_empty_file() {
-    let tree = Tree::new().file("f.txt", "something");
-    let mut server = fs_server(&tree);
-    assert_eq!(write(&mut server, "f.txt", ""), "Wrote 0 bytes to 'f.txt'");
-    assert_eq!(tree.bytes("f.txt"), b"");
-}
-
-#[test]
-fn content_is_written_byte_for_byte() {
-    let tree = Tree::new();
-    let mut server = fs_server(&tree);
-    let content = "\u{feff}cafe\u{301}\r\nline two\rthree\n\n";
-    write(&mut server, "raw.txt", content);
-    assert_eq!(tree.bytes("raw.txt"), content.as_bytes());
-}
-
-#[test]
-fn a_directory_cannot_be_written() {
-    let tree = Tree::new().file("notes/todo.md", "x");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            json!({"path": "notes", "content": "x"})
-        ),
-        "'notes' is a directory"
-    );
-    assert_eq!(tree.names("notes"), ["todo.md"]);
-}
-
-#[test]
-fn a_fifo_cannot_be_written() {
-    let tree = Tree::new().fifo("pipe");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            json!({"path": "pipe", "content": "x"})
-        ),
-        "'pipe' is not a regular file"
-    );
-}
-
-#[test]
-fn an_overwrite_keeps_the_file_mode() {
+/// Two files with modes other than the ordinary one.
+fn modes_tree() -> Tree {
     let tree = Tree::new().file("run.sh", "old").file("shared.txt", "old");
     tree.chmod("run.sh", 0o750);
     tree.chmod("shared.txt", 0o604);
-    let mut server = fs_server(&tree);
-    write(&mut server, "run.sh", "#!/bin/sh\n");
-    write(&mut server, "shared.txt", "new");
-    assert_eq!(tree.mode("run.sh"), 0o750);
-    assert_eq!(tree.mode("shared.txt"), 0o604);
+    tree
+}
+
+#[test]
+fn write_successes() {
+    run_cases(WRITE_SUCCESSES);
+}
+
+/// Writes that are refused: the message, and that nothing was created or changed.
+const WRITE_REFUSALS: &[Case] = &[
+    Case {
+        name: "a write whose parent is missing creates nothing",
+        tree: || Tree::new().file("notes/todo.md", "x"),
+        tool: "fs_write",
+        args: || json!({"path": "new/todo.md", "content": "x"}),
+        reply: Refused(
+            "Parent directory of 'new/todo.md' does not exist; create it with the mkdir tool first",
+        ),
+        after: &[Names("", &["notes"])],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a directory cannot be written",
+        tree: || Tree::new().file("notes/todo.md", "x"),
+        tool: "fs_write",
+        args: || json!({"path": "notes", "content": "x"}),
+        reply: Refused("'notes' is a directory"),
+        after: &[Names("notes", &["todo.md"])],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a FIFO cannot be written",
+        tree: || Tree::new().fifo("pipe"),
+        tool: "fs_write",
+        args: || json!({"path": "pipe", "content": "x"}),
+        reply: Refused("'pipe' is not a regular file"),
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a write to a path the root does not serve",
+        tree: || Tree::new().dir("notes"),
+        flags: &["--exclude", "**/*.secret"],
+        tool: "fs_write",
+        args: || json!({"path": "notes/key.secret", "content": "x"}),
+        reply: Refused(
+            "'notes/key.secret' is not served by this root; a file written there could not be read back",
+        ),
+        after: &[Names("notes", &[])],
+    },
+];
+
+#[test]
+fn write_refusals() {
+    run_cases(WRITE_REFUSALS);
 }
 
 #[test]
@@ -167,21 +190,6 @@ fn a_write_leaves_no_temporary_file_behind() {
     write(&mut server, "a.txt", "b");
     write(&mut server, "c.txt", "c");
     assert_eq!(tree.names(""), ["a.txt", "c.txt"]);
-}
-
-#[test]
-fn a_write_to_a_path_the_root_does_not_serve_is_refused() {
-    let tree = Tree::new().dir("notes");
-    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            json!({"path": "notes/key.secret", "content": "x"})
-        ),
-        "'notes/key.secret' is not served by this root; a file written there could not be read back"
-    );
-    assert!(tree.names("notes").is_empty());
 }
 
 #[test]
@@ -273,22 +281,6 @@ fn the_reference_edit_replaces_one_occurrence() {
 }
 
 #[test]
-fn several_matches_are_refused_with_their_count() {
-    let before = app("# Greets every client that asks", 397);
-    let tree = Tree::new().file("src/app.raku", &before);
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$listen-port"})
-        ),
-        "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true"
-    );
-    assert_eq!(tree.bytes("src/app.raku"), before.as_bytes());
-}
-
-#[test]
 fn replace_all_replaces_every_occurrence() {
     let before = app("# Greets every visitor.", 389);
     let tree = Tree::new().file("src/app.raku", &before);
@@ -311,106 +303,267 @@ fn replace_all_replaces_every_occurrence() {
     );
 }
 
+/// Edits that go through: the text they answer and the bytes (BOM, line endings, Unicode
+/// normalization) and mode they leave.
+const EDIT_SUCCESSES: &[Case] = &[
+    Case {
+        name: "replace-all with a single match says one occurrence",
+        tree: || Tree::new().file("f.txt", "alpha beta\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "f.txt", "old-string": "beta", "new-string": "gamma", "replace-all": true}),
+        reply: Said("Replaced 1 occurrence in 'f.txt'; wrote 12 bytes"),
+        after: &[Bytes("f.txt", b"alpha gamma\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an empty new-string deletes the match",
+        tree: || Tree::new().file("f.txt", "keep this, drop this\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "f.txt", "old-string": ", drop this", "new-string": ""}),
+        reply: Said("Replaced 1 occurrence in 'f.txt'; wrote 10 bytes"),
+        after: &[Bytes("f.txt", b"keep this\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a leading BOM is preserved",
+        tree: || Tree::new().file("bom.txt", "\u{feff}hello world\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "bom.txt", "old-string": "world", "new-string": "there"}),
+        reply: Said("Replaced 1 occurrence in 'bom.txt'; wrote 15 bytes"),
+        after: &[Bytes("bom.txt", "\u{feff}hello there\n".as_bytes())],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "the start of a BOM file is editable without quoting the BOM",
+        tree: || Tree::new().file("bom.txt", "\u{feff}first\nsecond\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "bom.txt", "old-string": "first", "new-string": "1st"}),
+        reply: Said("Replaced 1 occurrence in 'bom.txt'; wrote 14 bytes"),
+        after: &[Bytes("bom.txt", "\u{feff}1st\nsecond\n".as_bytes())],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a CRLF file keeps every other byte",
+        tree: || Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\nfour\nfive\r\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "crlf.txt", "old-string": "three", "new-string": "THREE"}),
+        reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 28 bytes"),
+        after: &[Bytes("crlf.txt", b"one\r\ntwo\r\nTHREE\r\nfour\nfive\r\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        // A model quotes with `\n`; the file's `\r\n` is matched, and `\n` is written as `\r\n`.
+        name: "in a CRLF file line breaks are quoted and written as the file has them",
+        tree: || Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "1\n2\nand a half"}),
+        reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 25 bytes"),
+        after: &[Bytes("crlf.txt", b"1\r\n2\r\nand a half\r\nthree\r\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "in a CRLF file quoting CRLF itself works as before",
+        tree: || Tree::new().file("crlf.txt", "1\r\n2\r\nand a half\r\nthree\r\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "crlf.txt", "old-string": "2\r\nand", "new-string": "2\r\nthen"}),
+        reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 26 bytes"),
+        after: &[Bytes("crlf.txt", b"1\r\n2\r\nthen a half\r\nthree\r\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a file that mixes line endings is matched exactly",
+        tree: || Tree::new().file("mixed.txt", "one\r\ntwo\nthree\r\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "mixed.txt", "old-string": "one\r\ntwo\n", "new-string": "1\r\n2\n"}),
+        reply: Said("Replaced 1 occurrence in 'mixed.txt'; wrote 12 bytes"),
+        after: &[Bytes("mixed.txt", b"1\r\n2\nthree\r\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a file in any normalization is edited exactly",
+        tree: || Tree::new().file("menu.txt", "cafe\u{301} and tea\n'K', '\u{212A}'\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"}),
+        reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 29 bytes"),
+        after: &[Bytes(
+            "menu.txt",
+            "cafe\u{301} and coffee\n'K', '\u{212A}'\n".as_bytes(),
+        )],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "the Kelvin sign is matched as itself, never as a K",
+        tree: || Tree::new().file("menu.txt", "cafe\u{301} and coffee\n'K', '\u{212A}'\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "menu.txt", "old-string": "'\u{212A}'", "new-string": "'kelvin'"}),
+        reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 32 bytes"),
+        after: &[Bytes(
+            "menu.txt",
+            "cafe\u{301} and coffee\n'K', 'kelvin'\n".as_bytes(),
+        )],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an old-string quoted as read returns it is found",
+        tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "menu.txt", "old-string": "cafe\u{301}", "new-string": "tea"}),
+        reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 12 bytes"),
+        after: &[Bytes("menu.txt", b"tea au lait\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an edit keeps the file mode",
+        tree: || {
+            let tree = Tree::new().file("run.sh", "echo one\n");
+            tree.chmod("run.sh", 0o751);
+            tree
+        },
+        tool: "fs_edit",
+        args: || json!({"path": "run.sh", "old-string": "one", "new-string": "two"}),
+        reply: Said("Replaced 1 occurrence in 'run.sh'; wrote 9 bytes"),
+        after: &[Bytes("run.sh", b"echo two\n"), Mode("run.sh", 0o751)],
+        ..Case::DEFAULT
+    },
+];
+
 #[test]
-fn replace_all_false_is_the_default() {
-    let before = app("# Greets every visitor.", 389);
-    let tree = Tree::new().file("src/app.raku", &before);
-    let mut server = fs_server(&tree);
-    let message = fs_error(
-        &mut server,
-        "fs_edit",
-        json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$p", "replace-all": false}),
-    );
-    assert!(message.starts_with("Found 6 occurrences"), "{message}");
-    assert_eq!(tree.bytes("src/app.raku"), before.as_bytes());
+fn edit_successes() {
+    run_cases(EDIT_SUCCESSES);
+}
+
+const NO_OCCURRENCE: &str = "Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly";
+
+/// Edits that are refused: the message, and that the file is as it was.
+const EDIT_REFUSALS: &[Case] = &[
+    Case {
+        name: "several matches are refused with their count",
+        tree: || Tree::new().file("src/app.raku", app("# Greets every client that asks", 397)),
+        tool: "fs_edit",
+        args: || json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$listen-port"}),
+        reply: Refused(
+            "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true",
+        ),
+        after: &[Unchanged],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "replace-all false is the default",
+        tree: || Tree::new().file("src/app.raku", app("# Greets every visitor.", 389)),
+        tool: "fs_edit",
+        args: || json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$p", "replace-all": false}),
+        reply: Refused(
+            "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true",
+        ),
+        after: &[Unchanged],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "zero matches: another word",
+        tree: todo_tree,
+        tool: "fs_edit",
+        args: || json!({"path": "notes/todo.md", "old-string": "- buy bread", "new-string": "x"}),
+        reply: Refused(NO_OCCURRENCE),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "zero matches: another case",
+        tree: todo_tree,
+        tool: "fs_edit",
+        args: || json!({"path": "notes/todo.md", "old-string": "- Buy milk", "new-string": "x"}),
+        reply: Refused(NO_OCCURRENCE),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "zero matches: other spacing",
+        tree: todo_tree,
+        tool: "fs_edit",
+        args: || json!({"path": "notes/todo.md", "old-string": "-  buy milk", "new-string": "x"}),
+        reply: Refused(NO_OCCURRENCE),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a quote with the other line ending is named as such",
+        tree: todo_tree,
+        tool: "fs_edit",
+        args: || json!({"path": "notes/todo.md", "old-string": "- buy milk\r\n", "new-string": "x"}),
+        reply: Refused(
+            "Found no occurrence of 'old-string' in 'notes/todo.md' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them",
+        ),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "a file that mixes line endings says so",
+        tree: || Tree::new().file("mixed.txt", "one\r\ntwo\nthree\r\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "mixed.txt", "old-string": "one\ntwo", "new-string": "x"}),
+        reply: Refused(
+            "Found no occurrence of 'old-string' in 'mixed.txt' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them",
+        ),
+        after: &[Bytes("mixed.txt", b"one\r\ntwo\nthree\r\n")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an old-string in another normalization form is named as such",
+        tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "menu.txt", "old-string": "caf\u{e9}", "new-string": "tea"}),
+        reply: Refused(
+            "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as fs_read returns it",
+        ),
+        after: &[Bytes("menu.txt", "cafe\u{301} au lait\n".as_bytes())],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "text in no normalization form is not there",
+        tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
+        tool: "fs_edit",
+        args: || json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"}),
+        reply: Refused(
+            "Found no occurrence of 'old-string' in 'menu.txt'; read the file and quote its text exactly",
+        ),
+        after: &[Bytes("menu.txt", "cafe\u{301} au lait\n".as_bytes())],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an empty old-string",
+        tree: || Tree::new().file("f.txt", "abc"),
+        tool: "fs_edit",
+        args: || json!({"path": "f.txt", "old-string": "", "new-string": "x"}),
+        reply: Refused("'old-string' is empty; quote the text to replace"),
+        after: &[Bytes("f.txt", b"abc")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "an old-string equal to the new-string",
+        tree: || Tree::new().file("f.txt", "abc"),
+        tool: "fs_edit",
+        args: || json!({"path": "f.txt", "old-string": "b", "new-string": "b"}),
+        reply: Refused("'old-string' and 'new-string' are identical; nothing would change"),
+        after: &[Bytes("f.txt", b"abc")],
+        ..Case::DEFAULT
+    },
+    Case {
+        name: "editing a missing file",
+        tool: "fs_edit",
+        args: || json!({"path": "gone.txt", "old-string": "a", "new-string": "b"}),
+        reply: Refused("'gone.txt' does not exist"),
+        after: &[Names("", &[])],
+        ..Case::DEFAULT
+    },
+];
+
+fn todo_tree() -> Tree {
+    Tree::new().file("notes/todo.md", "- buy milk\n")
 }
 
 #[test]
-fn replace_all_with_a_single_match_says_one_occurrence() {
-    let tree = Tree::new().file("f.txt", "alpha beta\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "f.txt", "old-string": "beta", "new-string": "gamma", "replace-all": true})
-        ),
-        "Replaced 1 occurrence in 'f.txt'; wrote 12 bytes"
-    );
-    assert_eq!(tree.bytes("f.txt"), b"alpha gamma\n");
-}
-
-// ---- edit: refusals -------------------------------------------------------------------------
-
-#[test]
-fn zero_matches_are_refused_and_change_nothing() {
-    let tree = Tree::new().file("notes/todo.md", "- buy milk\n");
-    let mut server = fs_server(&tree);
-    for old in ["- buy bread", "- Buy milk", "-  buy milk"] {
-        assert_eq!(
-            fs_error(
-                &mut server,
-                "fs_edit",
-                json!({"path": "notes/todo.md", "old-string": old, "new-string": "x"})
-            ),
-            "Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly",
-            "{old:?}"
-        );
-    }
-    // A quote with the other line ending is named as such.
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "notes/todo.md", "old-string": "- buy milk\r\n", "new-string": "x"})
-        ),
-        "Found no occurrence of 'old-string' in 'notes/todo.md' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
-}
-
-#[test]
-fn an_empty_old_string_is_refused() {
-    let tree = Tree::new().file("f.txt", "abc");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "f.txt", "old-string": "", "new-string": "x"})
-        ),
-        "'old-string' is empty; quote the text to replace"
-    );
-    assert_eq!(tree.bytes("f.txt"), b"abc");
-}
-
-#[test]
-fn an_old_string_equal_to_the_new_string_is_refused() {
-    let tree = Tree::new().file("f.txt", "abc");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "f.txt", "old-string": "b", "new-string": "b"})
-        ),
-        "'old-string' and 'new-string' are identical; nothing would change"
-    );
-    assert_eq!(tree.bytes("f.txt"), b"abc");
-}
-
-#[test]
-fn editing_a_missing_file_is_refused() {
-    let tree = Tree::new();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "gone.txt", "old-string": "a", "new-string": "b"})
-        ),
-        "'gone.txt' does not exist"
-    );
-    assert!(tree.names("").is_empty());
+fn edit_refusals() {
+    run_cases(EDIT_REFUSALS);
 }
 
 #[test]
@@ -428,187 +581,6 @@ fn edit_arguments_are_checked() {
         fs_error(&mut server, "fs_edit", args);
     }
     assert_eq!(tree.bytes("f.txt"), b"abc");
-}
-
-// ---- edit: byte fidelity --------------------------------------------------------------------
-
-#[test]
-fn an_empty_new_string_deletes_the_match() {
-    let tree = Tree::new().file("f.txt", "keep this, drop this\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "f.txt", "old-string": ", drop this", "new-string": ""})
-        ),
-        "Replaced 1 occurrence in 'f.txt'; wrote 10 bytes"
-    );
-    assert_eq!(tree.bytes("f.txt"), b"keep this\n");
-}
-
-#[test]
-fn a_leading_bom_is_preserved() {
-    let tree = Tree::new().file("bom.txt", "\u{feff}hello world\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "bom.txt", "old-string": "world", "new-string": "there"})
-        ),
-        "Replaced 1 occurrence in 'bom.txt'; wrote 15 bytes"
-    );
-    assert_eq!(tree.bytes("bom.txt"), "\u{feff}hello there\n".as_bytes());
-}
-
-#[test]
-fn the_start_of_a_bom_file_is_editable_without_quoting_the_bom() {
-    let tree = Tree::new().file("bom.txt", "\u{feff}first\nsecond\n");
-    let mut server = fs_server(&tree);
-    edit(
-        &mut server,
-        json!({"path": "bom.txt", "old-string": "first", "new-string": "1st"}),
-    );
-    assert_eq!(tree.bytes("bom.txt"), "\u{feff}1st\nsecond\n".as_bytes());
-}
-
-#[test]
-fn a_crlf_file_keeps_every_other_byte() {
-    let before = "one\r\ntwo\r\nthree\r\nfour\nfive\r\n";
-    let tree = Tree::new().file("crlf.txt", before);
-    let mut server = fs_server(&tree);
-    edit(
-        &mut server,
-        json!({"path": "crlf.txt", "old-string": "three", "new-string": "THREE"}),
-    );
-    assert_eq!(
-        tree.bytes("crlf.txt"),
-        b"one\r\ntwo\r\nTHREE\r\nfour\nfive\r\n"
-    );
-}
-
-#[test]
-fn in_a_crlf_file_line_breaks_are_quoted_and_written_as_the_file_has_them() {
-    let tree = Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n");
-    let mut server = fs_server(&tree);
-    // A model quotes with `\n`; the file's `\r\n` is matched, and `\n` is written as `\r\n`.
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "1\n2\nand a half"})
-        ),
-        "Replaced 1 occurrence in 'crlf.txt'; wrote 25 bytes"
-    );
-    assert_eq!(tree.bytes("crlf.txt"), b"1\r\n2\r\nand a half\r\nthree\r\n");
-    // Quoting `\r\n` itself works as before.
-    edit(
-        &mut server,
-        json!({"path": "crlf.txt", "old-string": "2\r\nand", "new-string": "2\r\nthen"}),
-    );
-    assert_eq!(
-        tree.bytes("crlf.txt"),
-        b"1\r\n2\r\nthen a half\r\nthree\r\n"
-    );
-}
-
-#[test]
-fn a_file_that_mixes_line_endings_is_matched_exactly_and_says_so() {
-    let before = "one\r\ntwo\nthree\r\n";
-    let tree = Tree::new().file("mixed.txt", before);
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "mixed.txt", "old-string": "one\ntwo", "new-string": "x"})
-        ),
-        "Found no occurrence of 'old-string' in 'mixed.txt' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them"
-    );
-    assert_eq!(tree.bytes("mixed.txt"), before.as_bytes());
-    edit(
-        &mut server,
-        json!({"path": "mixed.txt", "old-string": "one\r\ntwo\n", "new-string": "1\r\n2\n"}),
-    );
-    assert_eq!(tree.bytes("mixed.txt"), b"1\r\n2\nthree\r\n");
-}
-
-#[test]
-fn a_file_in_any_normalization_is_edited_exactly() {
-    let before = "cafe\u{301} and tea\n'K', '\u{212A}'\n";
-    let tree = Tree::new().file("menu.txt", before);
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
-        ),
-        format!(
-            "Replaced 1 occurrence in 'menu.txt'; wrote {} bytes",
-            before.len() + 3
-        )
-    );
-    let after = before.replace("tea", "coffee");
-    assert_eq!(tree.bytes("menu.txt"), after.as_bytes());
-    // The Kelvin sign is matched as itself, never as a K.
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "menu.txt", "old-string": "'\u{212A}'", "new-string": "'kelvin'"})
-        ),
-        format!(
-            "Replaced 1 occurrence in 'menu.txt'; wrote {} bytes",
-            after.len() + 3
-        )
-    );
-    assert!(
-        String::from_utf8(tree.bytes("menu.txt"))
-            .unwrap()
-            .contains("'K', 'kelvin'")
-    );
-}
-
-#[test]
-fn an_old_string_in_another_normalization_form_is_named_as_such() {
-    let before = "cafe\u{301} au lait\n";
-    let tree = Tree::new().file("menu.txt", before);
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "menu.txt", "old-string": "caf\u{e9}", "new-string": "tea"})
-        ),
-        "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as fs_read returns it"
-    );
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_edit",
-            json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"})
-        ),
-        "Found no occurrence of 'old-string' in 'menu.txt'; read the file and quote its text exactly"
-    );
-    assert_eq!(tree.bytes("menu.txt"), before.as_bytes());
-    // Quoted as read returns it, the same text is found.
-    assert_eq!(
-        edit(
-            &mut server,
-            json!({"path": "menu.txt", "old-string": "cafe\u{301}", "new-string": "tea"})
-        ),
-        "Replaced 1 occurrence in 'menu.txt'; wrote 12 bytes"
-    );
-}
-
-#[test]
-fn an_edit_keeps_the_file_mode() {
-    let tree = Tree::new().file("run.sh", "echo one\n");
-    tree.chmod("run.sh", 0o751);
-    let mut server = fs_server(&tree);
-    edit(
-        &mut server,
-        json!({"path": "run.sh", "old-string": "one", "new-string": "two"}),
-    );
-    assert_eq!(tree.bytes("run.sh"), b"echo two\n");
-    assert_eq!(tree.mode("run.sh"), 0o751);
 }
 
 #[test]
