@@ -24,80 +24,78 @@ fn write(server: &mut Server, path: &str, content: &str) -> String {
     )
 }
 
+/// A call of `fs_write`.
+const WRITE: Case = Case {
+    tool: "fs_write",
+    ..Case::DEFAULT
+};
+
 /// Writes that go through: the text they answer and the bytes (and mode) they leave.
 const WRITE_SUCCESSES: &[Case] = &[
     Case {
         name: "the reference write reports its byte count",
         tree: || Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n"),
-        tool: "fs_write",
         args: || json!({"path": "notes/todo.md", "content": "- done\n"}),
         reply: Said("Wrote 7 bytes to 'notes/todo.md'"),
         after: &[Bytes("notes/todo.md", b"- done\n")],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "the byte count is of UTF-8 bytes",
-        tool: "fs_write",
         args: || json!({"path": "caf\u{e9}.txt", "content": "\u{e9}\u{1f600}\n"}),
         reply: Said("Wrote 7 bytes to 'caf\u{e9}.txt'"),
         after: &[Bytes("caf\u{e9}.txt", "\u{e9}\u{1f600}\n".as_bytes())],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "a write creates a new file in an existing directory",
         tree: || Tree::new().dir("notes"),
-        tool: "fs_write",
         args: || json!({"path": "notes/new.md", "content": "fresh\n"}),
         reply: Said("Wrote 6 bytes to 'notes/new.md'"),
         after: &[Bytes("notes/new.md", b"fresh\n")],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "a write replaces all existing content",
         tree: || Tree::new().file("f.txt", "a much longer old content\nwith two lines\n"),
-        tool: "fs_write",
         args: || json!({"path": "f.txt", "content": "new"}),
         reply: Said("Wrote 3 bytes to 'f.txt'"),
         after: &[Bytes("f.txt", b"new")],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "empty content leaves an empty file",
         tree: || Tree::new().file("f.txt", "something"),
-        tool: "fs_write",
         args: || json!({"path": "f.txt", "content": ""}),
         reply: Said("Wrote 0 bytes to 'f.txt'"),
         after: &[Bytes("f.txt", b"")],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "content is written byte for byte",
-        tool: "fs_write",
         args: || json!({"path": "raw.txt", "content": "\u{feff}cafe\u{301}\r\nline two\rthree\n\n"}),
         reply: Said("Wrote 27 bytes to 'raw.txt'"),
         after: &[Bytes(
             "raw.txt",
             "\u{feff}cafe\u{301}\r\nline two\rthree\n\n".as_bytes(),
         )],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "an overwrite keeps an executable's mode",
         tree: modes_tree,
-        tool: "fs_write",
         args: || json!({"path": "run.sh", "content": "#!/bin/sh\n"}),
         reply: Said("Wrote 10 bytes to 'run.sh'"),
         after: &[Mode("run.sh", 0o750), Mode("shared.txt", 0o604)],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "an overwrite keeps a file's mode for others",
         tree: modes_tree,
-        tool: "fs_write",
         args: || json!({"path": "shared.txt", "content": "new"}),
         reply: Said("Wrote 3 bytes to 'shared.txt'"),
         after: &[Mode("run.sh", 0o750), Mode("shared.txt", 0o604)],
-        ..Case::DEFAULT
+        ..WRITE
     },
 ];
 
@@ -119,41 +117,38 @@ const WRITE_REFUSALS: &[Case] = &[
     Case {
         name: "a write whose parent is missing creates nothing",
         tree: || Tree::new().file("notes/todo.md", "x"),
-        tool: "fs_write",
         args: || json!({"path": "new/todo.md", "content": "x"}),
         reply: Refused(
             "Parent directory of 'new/todo.md' does not exist; create it with the mkdir tool first",
         ),
         after: &[Names("", &["notes"])],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "a directory cannot be written",
         tree: || Tree::new().file("notes/todo.md", "x"),
-        tool: "fs_write",
         args: || json!({"path": "notes", "content": "x"}),
         reply: Refused("'notes' is a directory"),
         after: &[Names("notes", &["todo.md"])],
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "a FIFO cannot be written",
         tree: || Tree::new().fifo("pipe"),
-        tool: "fs_write",
         args: || json!({"path": "pipe", "content": "x"}),
         reply: Refused("'pipe' is not a regular file"),
-        ..Case::DEFAULT
+        ..WRITE
     },
     Case {
         name: "a write to a path the root does not serve",
         tree: || Tree::new().dir("notes"),
         flags: &["--exclude", "**/*.secret"],
-        tool: "fs_write",
         args: || json!({"path": "notes/key.secret", "content": "x"}),
         reply: Refused(
             "'notes/key.secret' is not served by this root; a file written there could not be read back",
         ),
         after: &[Names("notes", &[])],
+        ..WRITE
     },
 ];
 
@@ -303,114 +298,109 @@ fn replace_all_replaces_every_occurrence() {
     );
 }
 
+/// A call of `fs_edit`.
+const EDIT: Case = Case {
+    tool: "fs_edit",
+    ..Case::DEFAULT
+};
+
 /// Edits that go through: the text they answer and the bytes (BOM, line endings, Unicode
 /// normalization) and mode they leave.
 const EDIT_SUCCESSES: &[Case] = &[
     Case {
         name: "replace-all with a single match says one occurrence",
         tree: || Tree::new().file("f.txt", "alpha beta\n"),
-        tool: "fs_edit",
         args: || json!({"path": "f.txt", "old-string": "beta", "new-string": "gamma", "replace-all": true}),
         reply: Said("Replaced 1 occurrence in 'f.txt'; wrote 12 bytes"),
         after: &[Bytes("f.txt", b"alpha gamma\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an empty new-string deletes the match",
         tree: || Tree::new().file("f.txt", "keep this, drop this\n"),
-        tool: "fs_edit",
         args: || json!({"path": "f.txt", "old-string": ", drop this", "new-string": ""}),
         reply: Said("Replaced 1 occurrence in 'f.txt'; wrote 10 bytes"),
         after: &[Bytes("f.txt", b"keep this\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a leading BOM is preserved",
         tree: || Tree::new().file("bom.txt", "\u{feff}hello world\n"),
-        tool: "fs_edit",
         args: || json!({"path": "bom.txt", "old-string": "world", "new-string": "there"}),
         reply: Said("Replaced 1 occurrence in 'bom.txt'; wrote 15 bytes"),
         after: &[Bytes("bom.txt", "\u{feff}hello there\n".as_bytes())],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "the start of a BOM file is editable without quoting the BOM",
         tree: || Tree::new().file("bom.txt", "\u{feff}first\nsecond\n"),
-        tool: "fs_edit",
         args: || json!({"path": "bom.txt", "old-string": "first", "new-string": "1st"}),
         reply: Said("Replaced 1 occurrence in 'bom.txt'; wrote 14 bytes"),
         after: &[Bytes("bom.txt", "\u{feff}1st\nsecond\n".as_bytes())],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a CRLF file keeps every other byte",
         tree: || Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\nfour\nfive\r\n"),
-        tool: "fs_edit",
         args: || json!({"path": "crlf.txt", "old-string": "three", "new-string": "THREE"}),
         reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 28 bytes"),
         after: &[Bytes("crlf.txt", b"one\r\ntwo\r\nTHREE\r\nfour\nfive\r\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         // A model quotes with `\n`; the file's `\r\n` is matched, and `\n` is written as `\r\n`.
         name: "in a CRLF file line breaks are quoted and written as the file has them",
         tree: || Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n"),
-        tool: "fs_edit",
         args: || json!({"path": "crlf.txt", "old-string": "one\ntwo", "new-string": "1\n2\nand a half"}),
         reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 25 bytes"),
         after: &[Bytes("crlf.txt", b"1\r\n2\r\nand a half\r\nthree\r\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "in a CRLF file quoting CRLF itself works as before",
         tree: || Tree::new().file("crlf.txt", "1\r\n2\r\nand a half\r\nthree\r\n"),
-        tool: "fs_edit",
         args: || json!({"path": "crlf.txt", "old-string": "2\r\nand", "new-string": "2\r\nthen"}),
         reply: Said("Replaced 1 occurrence in 'crlf.txt'; wrote 26 bytes"),
         after: &[Bytes("crlf.txt", b"1\r\n2\r\nthen a half\r\nthree\r\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a file that mixes line endings is matched exactly",
         tree: || Tree::new().file("mixed.txt", "one\r\ntwo\nthree\r\n"),
-        tool: "fs_edit",
         args: || json!({"path": "mixed.txt", "old-string": "one\r\ntwo\n", "new-string": "1\r\n2\n"}),
         reply: Said("Replaced 1 occurrence in 'mixed.txt'; wrote 12 bytes"),
         after: &[Bytes("mixed.txt", b"1\r\n2\nthree\r\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a file in any normalization is edited exactly",
         tree: || Tree::new().file("menu.txt", "cafe\u{301} and tea\n'K', '\u{212A}'\n"),
-        tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"}),
         reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 29 bytes"),
         after: &[Bytes(
             "menu.txt",
             "cafe\u{301} and coffee\n'K', '\u{212A}'\n".as_bytes(),
         )],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "the Kelvin sign is matched as itself, never as a K",
         tree: || Tree::new().file("menu.txt", "cafe\u{301} and coffee\n'K', '\u{212A}'\n"),
-        tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "'\u{212A}'", "new-string": "'kelvin'"}),
         reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 32 bytes"),
         after: &[Bytes(
             "menu.txt",
             "cafe\u{301} and coffee\n'K', 'kelvin'\n".as_bytes(),
         )],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an old-string quoted as read returns it is found",
         tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
-        tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "cafe\u{301}", "new-string": "tea"}),
         reply: Said("Replaced 1 occurrence in 'menu.txt'; wrote 12 bytes"),
         after: &[Bytes("menu.txt", b"tea au lait\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an edit keeps the file mode",
@@ -419,11 +409,10 @@ const EDIT_SUCCESSES: &[Case] = &[
             tree.chmod("run.sh", 0o751);
             tree
         },
-        tool: "fs_edit",
         args: || json!({"path": "run.sh", "old-string": "one", "new-string": "two"}),
         reply: Said("Replaced 1 occurrence in 'run.sh'; wrote 9 bytes"),
         after: &[Bytes("run.sh", b"echo two\n"), Mode("run.sh", 0o751)],
-        ..Case::DEFAULT
+        ..EDIT
     },
 ];
 
@@ -439,121 +428,109 @@ const EDIT_REFUSALS: &[Case] = &[
     Case {
         name: "several matches are refused with their count",
         tree: || Tree::new().file("src/app.raku", app("# Greets every client that asks", 397)),
-        tool: "fs_edit",
         args: || json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$listen-port"}),
         reply: Refused(
             "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true",
         ),
         after: &[Unchanged],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "replace-all false is the default",
         tree: || Tree::new().file("src/app.raku", app("# Greets every visitor.", 389)),
-        tool: "fs_edit",
         args: || json!({"path": "src/app.raku", "old-string": "$port", "new-string": "$p", "replace-all": false}),
         reply: Refused(
             "Found 6 occurrences of 'old-string' in 'src/app.raku'; quote more of the surrounding text to pick one out, or set replace-all to true",
         ),
         after: &[Unchanged],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "zero matches: another word",
         tree: todo_tree,
-        tool: "fs_edit",
         args: || json!({"path": "notes/todo.md", "old-string": "- buy bread", "new-string": "x"}),
         reply: Refused(NO_OCCURRENCE),
         after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "zero matches: another case",
         tree: todo_tree,
-        tool: "fs_edit",
         args: || json!({"path": "notes/todo.md", "old-string": "- Buy milk", "new-string": "x"}),
         reply: Refused(NO_OCCURRENCE),
         after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "zero matches: other spacing",
         tree: todo_tree,
-        tool: "fs_edit",
         args: || json!({"path": "notes/todo.md", "old-string": "-  buy milk", "new-string": "x"}),
         reply: Refused(NO_OCCURRENCE),
         after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a quote with the other line ending is named as such",
         tree: todo_tree,
-        tool: "fs_edit",
         args: || json!({"path": "notes/todo.md", "old-string": "- buy milk\r\n", "new-string": "x"}),
         reply: Refused(
             "Found no occurrence of 'old-string' in 'notes/todo.md' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them",
         ),
         after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "a file that mixes line endings says so",
         tree: || Tree::new().file("mixed.txt", "one\r\ntwo\nthree\r\n"),
-        tool: "fs_edit",
         args: || json!({"path": "mixed.txt", "old-string": "one\ntwo", "new-string": "x"}),
         reply: Refused(
             "Found no occurrence of 'old-string' in 'mixed.txt' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them",
         ),
         after: &[Bytes("mixed.txt", b"one\r\ntwo\nthree\r\n")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an old-string in another normalization form is named as such",
         tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
-        tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "caf\u{e9}", "new-string": "tea"}),
         reply: Refused(
             "Found no occurrence of 'old-string' in 'menu.txt' as written, but the text is there with its accented characters composed differently (another Unicode normalization form); quote the file's text exactly as fs_read returns it",
         ),
         after: &[Bytes("menu.txt", "cafe\u{301} au lait\n".as_bytes())],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "text in no normalization form is not there",
         tree: || Tree::new().file("menu.txt", "cafe\u{301} au lait\n"),
-        tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "tea", "new-string": "coffee"}),
         reply: Refused(
             "Found no occurrence of 'old-string' in 'menu.txt'; read the file and quote its text exactly",
         ),
         after: &[Bytes("menu.txt", "cafe\u{301} au lait\n".as_bytes())],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an empty old-string",
         tree: || Tree::new().file("f.txt", "abc"),
-        tool: "fs_edit",
         args: || json!({"path": "f.txt", "old-string": "", "new-string": "x"}),
         reply: Refused("'old-string' is empty; quote the text to replace"),
         after: &[Bytes("f.txt", b"abc")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "an old-string equal to the new-string",
         tree: || Tree::new().file("f.txt", "abc"),
-        tool: "fs_edit",
         args: || json!({"path": "f.txt", "old-string": "b", "new-string": "b"}),
         reply: Refused("'old-string' and 'new-string' are identical; nothing would change"),
         after: &[Bytes("f.txt", b"abc")],
-        ..Case::DEFAULT
+        ..EDIT
     },
     Case {
         name: "editing a missing file",
-        tool: "fs_edit",
         args: || json!({"path": "gone.txt", "old-string": "a", "new-string": "b"}),
         reply: Refused("'gone.txt' does not exist"),
         after: &[Names("", &[])],
-        ..Case::DEFAULT
+        ..EDIT
     },
 ];
 
