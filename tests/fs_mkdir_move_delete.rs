@@ -6,6 +6,8 @@
 
 mod support;
 
+use After::*;
+use Reply::*;
 use serde_json::json;
 use support::fs::*;
 use support::*;
@@ -20,84 +22,72 @@ fn notes_tree() -> Tree {
         .file("notes/archive/old.md", "old\n")
 }
 
-/// Whether anything (a file, a directory or a link) exists at `rel` under the tree's root.
-fn exists(tree: &Tree, rel: &str) -> bool {
-    std::fs::symlink_metadata(tree.join(rel)).is_ok()
-}
-
 // ---- mkdir ----------------------------------------------------------------------------------
 
-#[test]
-fn the_reference_mkdir_creates_missing_parents() {
-    let tree = Tree::new().file("notes/todo.md", "x");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(
-            &mut server,
-            "fs_mkdir",
-            json!({"path": "notes/archive/2026"})
+/// A call of `fs_mkdir`.
+const MKDIR: Case = Case {
+    tool: "fs_mkdir",
+    ..Case::DEFAULT
+};
+
+const MKDIRS: &[Case] = &[
+    Case {
+        name: "the reference mkdir creates missing parents",
+        tree: || Tree::new().file("notes/todo.md", "x"),
+        args: || json!({"path": "notes/archive/2026"}),
+        reply: Said("Created directory 'notes/archive/2026'"),
+        after: &[
+            Directory("notes/archive/2026"),
+            Names("notes/archive/2026", &[]),
+        ],
+        ..MKDIR
+    },
+    Case {
+        name: "mkdir creates a deep chain",
+        args: || json!({"path": "a/b/c/d"}),
+        reply: Said("Created directory 'a/b/c/d'"),
+        after: &[Directory("a/b/c/d")],
+        ..MKDIR
+    },
+    Case {
+        name: "an existing directory is a no-op and not an error",
+        tree: notes_tree,
+        args: || json!({"path": "notes/archive"}),
+        reply: Said("Directory 'notes/archive' already exists"),
+        after: &[Unchanged],
+        ..MKDIR
+    },
+    Case {
+        name: "a file in the way is an error",
+        tree: notes_tree,
+        args: || json!({"path": "notes/todo.md"}),
+        reply: Refused("'notes/todo.md' exists and is not a directory"),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n"), Unchanged],
+        ..MKDIR
+    },
+    Case {
+        name: "a file in the way of a parent is an error",
+        tree: notes_tree,
+        args: || json!({"path": "notes/todo.md/sub"}),
+        reply: Refused("'notes/todo.md' exists and is not a directory"),
+        after: &[Bytes("notes/todo.md", b"- buy milk\n"), Unchanged],
+        ..MKDIR
+    },
+    Case {
+        name: "mkdir of a path the root does not serve is refused",
+        flags: &["--exclude", "**/private"],
+        args: || json!({"path": "private"}),
+        reply: Refused(
+            "'private' is not served by this root; a file written there could not be read back",
         ),
-        "Created directory 'notes/archive/2026'"
-    );
-    assert!(tree.join("notes/archive/2026").is_dir());
-    assert!(tree.names("notes/archive/2026").is_empty());
-}
+        after: &[Names("", &[])],
+        ..MKDIR
+    },
+];
 
 #[test]
-fn mkdir_creates_a_deep_chain() {
-    let tree = Tree::new();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(&mut server, "fs_mkdir", json!({"path": "a/b/c/d"})),
-        "Created directory 'a/b/c/d'"
-    );
-    assert!(tree.join("a/b/c/d").is_dir());
-}
-
-#[test]
-fn an_existing_directory_is_a_no_op_and_not_an_error() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(&mut server, "fs_mkdir", json!({"path": "notes/archive"})),
-        "Directory 'notes/archive' already exists"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_file_in_the_way_is_an_error() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(&mut server, "fs_mkdir", json!({"path": "notes/todo.md"})),
-        "'notes/todo.md' exists and is not a directory"
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
-}
-
-#[test]
-fn a_file_in_the_way_of_a_parent_is_an_error() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    fs_error(
-        &mut server,
-        "fs_mkdir",
-        json!({"path": "notes/todo.md/sub"}),
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
-}
-
-#[test]
-fn mkdir_of_a_path_the_root_does_not_serve_is_refused() {
-    let tree = Tree::new();
-    let mut server = fs_server_with(&tree, &["--exclude", "**/private"]);
-    assert_eq!(
-        fs_error(&mut server, "fs_mkdir", json!({"path": "private"})),
-        "'private' is not served by this root; a file written there could not be read back"
-    );
-    assert!(tree.names("").is_empty());
+fn mkdirs() {
+    run_cases(MKDIRS);
 }
 
 #[test]
@@ -117,145 +107,141 @@ fn mv(from: &str, to: &str) -> serde_json::Value {
     json!({"from": from, "to": to})
 }
 
+/// A call of `fs_move` on [`notes_tree`].
+const MOVE: Case = Case {
+    tree: notes_tree,
+    tool: "fs_move",
+    ..Case::DEFAULT
+};
+
+/// A call of `fs_move` on [`notes_tree`] that must leave it as it was.
+const MOVE_REFUSED: Case = Case {
+    after: &[Unchanged],
+    ..MOVE
+};
+
+const MOVE_SUCCESSES: &[Case] = &[
+    Case {
+        name: "the reference move renames a file",
+        args: || mv("notes/todo.md", "notes/archive/todo.md"),
+        reply: Said("Moved 'notes/todo.md' to 'notes/archive/todo.md'"),
+        after: &[
+            Absent("notes/todo.md"),
+            Bytes("notes/archive/todo.md", b"- buy milk\n"),
+        ],
+        ..MOVE
+    },
+    Case {
+        name: "a directory moves with everything inside it",
+        args: || mv("notes/archive", "attic"),
+        reply: Said("Moved 'notes/archive' to 'attic'"),
+        after: &[
+            Absent("notes/archive"),
+            Bytes("attic/2025/jan.md", b"january\n"),
+            Bytes("attic/old.md", b"old\n"),
+        ],
+        ..MOVE
+    },
+    Case {
+        name: "a sibling sharing a name prefix is not inside",
+        args: || mv("notes", "notes-old"),
+        reply: Said("Moved 'notes' to 'notes-old'"),
+        after: &[Bytes("notes-old/todo.md", b"- buy milk\n"), Absent("notes")],
+        ..MOVE
+    },
+];
+
 #[test]
-fn the_reference_move_renames_a_file() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(
-            &mut server,
-            "fs_move",
-            mv("notes/todo.md", "notes/archive/todo.md")
+fn move_successes() {
+    run_cases(MOVE_SUCCESSES);
+}
+
+/// Moves that are refused, and leave the root as it was.
+const MOVE_REFUSALS: &[Case] = &[
+    Case {
+        name: "an existing file is never overwritten",
+        args: || mv("notes/todo.md", "notes/ideas.md"),
+        reply: Refused(
+            "'notes/ideas.md' already exists; delete it first if you mean to replace it",
         ),
-        "Moved 'notes/todo.md' to 'notes/archive/todo.md'"
-    );
-    assert!(!exists(&tree, "notes/todo.md"));
-    assert_eq!(tree.bytes("notes/archive/todo.md"), b"- buy milk\n");
-}
-
-#[test]
-fn a_directory_moves_with_everything_inside_it() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(&mut server, "fs_move", mv("notes/archive", "attic")),
-        "Moved 'notes/archive' to 'attic'"
-    );
-    assert!(!exists(&tree, "notes/archive"));
-    assert_eq!(tree.bytes("attic/2025/jan.md"), b"january\n");
-    assert_eq!(tree.bytes("attic/old.md"), b"old\n");
-}
-
-#[test]
-fn an_existing_file_is_never_overwritten() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_move",
-            mv("notes/todo.md", "notes/ideas.md")
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a non-empty directory is never replaced by an empty one",
+        args: || mv("notes/empty", "notes/archive"),
+        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "an empty directory is never replaced by a directory",
+        args: || mv("notes/archive/2025", "notes/empty"),
+        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "an empty directory is never replaced by a file",
+        args: || mv("notes/todo.md", "notes/empty"),
+        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a missing parent is refused",
+        args: || mv("notes/todo.md", "nowhere/todo.md"),
+        reply: Refused(
+            "Parent directory of 'nowhere/todo.md' does not exist; create it with the mkdir tool first",
         ),
-        "'notes/ideas.md' already exists; delete it first if you mean to replace it"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn an_existing_directory_is_never_replaced() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    for (from, to) in [
-        ("notes/empty", "notes/archive"),
-        ("notes/archive/2025", "notes/empty"),
-        ("notes/todo.md", "notes/empty"),
-    ] {
-        assert_eq!(
-            fs_error(&mut server, "fs_move", mv(from, to)),
-            format!("'{to}' already exists; delete it first if you mean to replace it"),
-            "{from} -> {to}"
-        );
-    }
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_missing_parent_is_refused() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_move",
-            mv("notes/todo.md", "nowhere/todo.md")
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a missing source does not exist",
+        args: || mv("notes/gone.md", "notes/here.md"),
+        reply: Refused("'notes/gone.md' does not exist"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "the root cannot be moved",
+        args: || mv(".", "elsewhere"),
+        reply: Refused("The root itself cannot be moved"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "the root cannot be replaced",
+        args: || mv("notes/todo.md", "."),
+        reply: Refused("The root itself cannot be moved"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "the root cannot be moved onto itself",
+        args: || mv(".", "."),
+        reply: Refused("The root itself cannot be moved"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a directory cannot move into itself",
+        args: || mv("notes", "notes/archive/notes"),
+        reply: Refused("'notes/archive/notes' is inside 'notes'"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a directory cannot move into its own subdirectory",
+        args: || mv("notes/archive", "notes/archive/2025/inner"),
+        reply: Refused("'notes/archive/2025/inner' is inside 'notes/archive'"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a move to a path the root does not serve is refused",
+        flags: &["--exclude", "**/*.secret"],
+        args: || mv("notes/todo.md", "notes/todo.secret"),
+        reply: Refused(
+            "'notes/todo.secret' is not served by this root; a file written there could not be read back",
         ),
-        "Parent directory of 'nowhere/todo.md' does not exist; create it with the mkdir tool first"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
+        ..MOVE_REFUSED
+    },
+];
 
 #[test]
-fn a_missing_source_does_not_exist() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(&mut server, "fs_move", mv("notes/gone.md", "notes/here.md")),
-        "'notes/gone.md' does not exist"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn the_root_cannot_be_moved_or_replaced() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    for (from, to) in [(".", "elsewhere"), ("notes/todo.md", "."), (".", ".")] {
-        assert_eq!(
-            fs_error(&mut server, "fs_move", mv(from, to)),
-            "The root itself cannot be moved",
-            "{from} -> {to}"
-        );
-    }
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_directory_cannot_move_into_itself() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    for (from, to) in [
-        ("notes", "notes/archive/notes"),
-        ("notes/archive", "notes/archive/2025/inner"),
-    ] {
-        assert_eq!(
-            fs_error(&mut server, "fs_move", mv(from, to)),
-            format!("'{to}' is inside '{from}'"),
-            "{from} -> {to}"
-        );
-    }
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_move_to_a_path_the_root_does_not_serve_is_refused() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_move",
-            mv("notes/todo.md", "notes/todo.secret")
-        ),
-        "'notes/todo.secret' is not served by this root; a file written there could not be read back"
-    );
-    assert_eq!(snapshot(tree.path()), before);
+fn move_refusals() {
+    run_cases(MOVE_REFUSALS);
 }
 
 #[test]
@@ -270,82 +256,140 @@ fn a_move_reports_both_revisions() {
 
 // ---- delete ---------------------------------------------------------------------------------
 
-fn delete(server: &mut Server, path: &str) -> String {
-    fs_text(server, "fs_delete", json!({"path": path}))
+/// [`notes_tree`] with a link to a file and a link to a directory at its top.
+fn linked_notes_tree() -> Tree {
+    notes_tree()
+        .symlink("latest", "notes/todo.md")
+        .symlink("shelf", "notes/archive")
 }
 
-#[test]
-fn the_reference_delete_of_a_file() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        delete(&mut server, "notes/scratch.md"),
-        "Deleted file 'notes/scratch.md'"
-    );
-    assert!(!exists(&tree, "notes/scratch.md"));
-    assert!(exists(&tree, "notes/todo.md"));
-}
+/// A call of `fs_delete` on [`notes_tree`].
+const DELETE: Case = Case {
+    tree: notes_tree,
+    tool: "fs_delete",
+    ..Case::DEFAULT
+};
+
+/// A call of `fs_delete` on [`notes_tree`] that must leave it as it was.
+const DELETE_REFUSED: Case = Case {
+    after: &[Unchanged],
+    ..DELETE
+};
+
+const DELETE_SUCCESSES: &[Case] = &[
+    Case {
+        name: "the reference delete of a file",
+        args: || json!({"path": "notes/scratch.md"}),
+        reply: Said("Deleted file 'notes/scratch.md'"),
+        after: &[
+            Absent("notes/scratch.md"),
+            Bytes("notes/todo.md", b"- buy milk\n"),
+        ],
+        ..DELETE
+    },
+    Case {
+        name: "the reference delete of an empty directory",
+        args: || json!({"path": "notes/empty"}),
+        reply: Said("Deleted empty directory 'notes/empty'"),
+        after: &[Absent("notes/empty")],
+        ..DELETE
+    },
+    Case {
+        name: "the reference recursive delete",
+        args: || json!({"path": "notes/archive", "recursive": true}),
+        reply: Said("Deleted directory 'notes/archive' and everything below it"),
+        after: &[
+            Absent("notes/archive"),
+            Names("notes", &["empty", "ideas.md", "scratch.md", "todo.md"]),
+        ],
+        ..DELETE
+    },
+    Case {
+        name: "recursive on a file deletes the file",
+        args: || json!({"path": "notes/todo.md", "recursive": true}),
+        reply: Said("Deleted file 'notes/todo.md'"),
+        after: &[Absent("notes/todo.md")],
+        ..DELETE
+    },
+    Case {
+        name: "a link to a file is deleted as a link",
+        tree: linked_notes_tree,
+        args: || json!({"path": "latest"}),
+        reply: Said("Deleted symbolic link 'latest'"),
+        after: &[Absent("latest"), Bytes("notes/todo.md", b"- buy milk\n")],
+        ..DELETE
+    },
+    Case {
+        name: "a link to a directory is deleted as a link, even recursively",
+        tree: linked_notes_tree,
+        args: || json!({"path": "shelf", "recursive": true}),
+        reply: Said("Deleted symbolic link 'shelf'"),
+        after: &[Absent("shelf"), Bytes("notes/archive/old.md", b"old\n")],
+        ..DELETE
+    },
+];
 
 #[test]
-fn the_reference_delete_of_an_empty_directory() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        delete(&mut server, "notes/empty"),
-        "Deleted empty directory 'notes/empty'"
-    );
-    assert!(!exists(&tree, "notes/empty"));
+fn delete_successes() {
+    run_cases(DELETE_SUCCESSES);
 }
 
-#[test]
-fn a_non_empty_directory_needs_recursive() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    for args in [
-        json!({"path": "notes/archive"}),
-        json!({"path": "notes/archive", "recursive": false}),
-    ] {
-        assert_eq!(
-            fs_error(&mut server, "fs_delete", args),
-            "Directory 'notes/archive' is not empty; set recursive to true to delete it and everything below it"
-        );
-    }
-    assert_eq!(snapshot(tree.path()), before);
-}
+const NOT_EMPTY: &str = "Directory 'notes/archive' is not empty; set recursive to true to delete it and everything below it";
+
+const HOLDS_UNSERVED: &str = "Directory 'notes/archive' holds entries this root does not serve; delete refuses to remove what it cannot show";
+
+/// Deletes that are refused, and leave the root as it was.
+const DELETE_REFUSALS: &[Case] = &[
+    Case {
+        name: "a non-empty directory needs recursive",
+        args: || json!({"path": "notes/archive"}),
+        reply: Refused(NOT_EMPTY),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "a non-empty directory needs recursive true, not false",
+        args: || json!({"path": "notes/archive", "recursive": false}),
+        reply: Refused(NOT_EMPTY),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "the root cannot be deleted",
+        args: || json!({"path": "."}),
+        reply: Refused("The root itself cannot be deleted"),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "the root cannot be deleted recursively",
+        args: || json!({"path": ".", "recursive": true}),
+        reply: Refused("The root itself cannot be deleted"),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "a tree holding an unserved file is not deleted",
+        tree: || notes_tree().file("notes/archive/2025/key.secret", "hush\n"),
+        flags: &["--exclude", "**/*.secret"],
+        args: || json!({"path": "notes/archive", "recursive": true}),
+        reply: Refused(HOLDS_UNSERVED),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "a tree holding a default-excluded directory is not deleted",
+        tree: || notes_tree().file("notes/archive/.git/HEAD", "ref\n"),
+        args: || json!({"path": "notes/archive", "recursive": true}),
+        reply: Refused(HOLDS_UNSERVED),
+        ..DELETE_REFUSED
+    },
+    Case {
+        name: "deleting a missing path is an error",
+        args: || json!({"path": "notes/gone.md"}),
+        reply: Refused("'notes/gone.md' does not exist"),
+        ..DELETE_REFUSED
+    },
+];
 
 #[test]
-fn the_reference_recursive_delete() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(
-            &mut server,
-            "fs_delete",
-            json!({"path": "notes/archive", "recursive": true})
-        ),
-        "Deleted directory 'notes/archive' and everything below it"
-    );
-    assert!(!exists(&tree, "notes/archive"));
-    assert_eq!(
-        tree.names("notes"),
-        ["empty", "ideas.md", "scratch.md", "todo.md"]
-    );
-}
-
-#[test]
-fn recursive_on_a_file_deletes_the_file() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(
-            &mut server,
-            "fs_delete",
-            json!({"path": "notes/todo.md", "recursive": true})
-        ),
-        "Deleted file 'notes/todo.md'"
-    );
-    assert!(!exists(&tree, "notes/todo.md"));
+fn delete_refusals() {
+    run_cases(DELETE_REFUSALS);
 }
 
 #[test]
@@ -369,88 +413,6 @@ fn a_symlink_in_a_deleted_tree_goes_and_its_target_stays() {
 }
 
 #[test]
-fn a_symlink_is_deleted_as_a_link() {
-    let tree = notes_tree()
-        .symlink("latest", "notes/todo.md")
-        .symlink("shelf", "notes/archive");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        delete(&mut server, "latest"),
-        "Deleted symbolic link 'latest'"
-    );
-    assert_eq!(
-        fs_text(
-            &mut server,
-            "fs_delete",
-            json!({"path": "shelf", "recursive": true})
-        ),
-        "Deleted symbolic link 'shelf'"
-    );
-    assert!(!exists(&tree, "latest") && !exists(&tree, "shelf"));
-    assert_eq!(tree.bytes("notes/todo.md"), b"- buy milk\n");
-    assert_eq!(tree.bytes("notes/archive/old.md"), b"old\n");
-}
-
-#[test]
-fn the_root_cannot_be_deleted() {
-    let tree = notes_tree();
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    for args in [
-        json!({"path": "."}),
-        json!({"path": ".", "recursive": true}),
-    ] {
-        assert_eq!(
-            fs_error(&mut server, "fs_delete", args),
-            "The root itself cannot be deleted"
-        );
-    }
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_tree_holding_an_unserved_file_is_not_deleted() {
-    let tree = notes_tree().file("notes/archive/2025/key.secret", "hush\n");
-    let before = snapshot(tree.path());
-    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_delete",
-            json!({"path": "notes/archive", "recursive": true})
-        ),
-        "Directory 'notes/archive' holds entries this root does not serve; delete refuses to remove what it cannot show"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn a_tree_holding_a_default_excluded_directory_is_not_deleted() {
-    let tree = notes_tree().file("notes/archive/.git/HEAD", "ref\n");
-    let before = snapshot(tree.path());
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_delete",
-            json!({"path": "notes/archive", "recursive": true})
-        ),
-        "Directory 'notes/archive' holds entries this root does not serve; delete refuses to remove what it cannot show"
-    );
-    assert_eq!(snapshot(tree.path()), before);
-}
-
-#[test]
-fn deleting_a_missing_path_is_an_error() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(&mut server, "fs_delete", json!({"path": "notes/gone.md"})),
-        "'notes/gone.md' does not exist"
-    );
-}
-
-#[test]
 fn a_delete_reports_the_path_absent() {
     let tree = notes_tree();
     let mut server = fs_server(&tree);
@@ -464,49 +426,74 @@ fn a_delete_reports_the_path_absent() {
     }
 }
 
-#[test]
-fn a_path_the_root_does_not_serve_cannot_be_moved_edited_or_deleted() {
-    let tree = notes_tree().file("notes/key.secret", "hush\n");
-    let before = snapshot(tree.path());
-    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
-    let not_served = "'notes/key.secret' is not served by this root";
-    for (tool, args) in [
-        ("fs_delete", json!({"path": "notes/key.secret"})),
-        ("fs_move", mv("notes/key.secret", "notes/key.txt")),
-        (
-            "fs_edit",
-            json!({"path": "notes/key.secret", "old-string": "hush", "new-string": "x"}),
-        ),
-        ("fs_read", json!({"path": "notes/key.secret"})),
-        ("fs_stat", json!({"path": "notes/key.secret"})),
-    ] {
-        assert_eq!(
-            fs_error(&mut server, tool, args.clone()),
-            not_served,
-            "{tool} {args}"
-        );
-    }
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            json!({"path": "notes/key.secret", "content": "x"})
-        ),
-        format!("{not_served}; a file written there could not be read back")
-    );
-    assert_eq!(snapshot(tree.path()), before);
+// ---- a path the root does not serve ----------------------------------------------------------
+
+/// [`notes_tree`] with a file [`SECRET`]'s `--exclude '**/*.secret'` hides.
+fn secret_notes_tree() -> Tree {
+    notes_tree().file("notes/key.secret", "hush\n")
 }
 
+const NOT_SERVED: &str = "'notes/key.secret' is not served by this root";
+
+/// A call on [`secret_notes_tree`] hiding `*.secret`, that must leave it as it was.
+const SECRET: Case = Case {
+    tree: secret_notes_tree,
+    flags: &["--exclude", "**/*.secret"],
+    after: &[Unchanged],
+    ..Case::DEFAULT
+};
+
+/// Every tool refuses a path the root does not serve, and changes nothing.
+const UNSERVED: &[Case] = &[
+    Case {
+        name: "delete",
+        tool: "fs_delete",
+        args: || json!({"path": "notes/key.secret"}),
+        reply: Refused(NOT_SERVED),
+        ..SECRET
+    },
+    Case {
+        name: "move",
+        tool: "fs_move",
+        args: || mv("notes/key.secret", "notes/key.txt"),
+        reply: Refused(NOT_SERVED),
+        ..SECRET
+    },
+    Case {
+        name: "edit",
+        tool: "fs_edit",
+        args: || json!({"path": "notes/key.secret", "old-string": "hush", "new-string": "x"}),
+        reply: Refused(NOT_SERVED),
+        ..SECRET
+    },
+    Case {
+        name: "read",
+        tool: "fs_read",
+        args: || json!({"path": "notes/key.secret"}),
+        reply: Refused(NOT_SERVED),
+        ..SECRET
+    },
+    Case {
+        name: "stat",
+        tool: "fs_stat",
+        args: || json!({"path": "notes/key.secret"}),
+        reply: Refused(NOT_SERVED),
+        ..SECRET
+    },
+    Case {
+        name: "write",
+        tool: "fs_write",
+        args: || json!({"path": "notes/key.secret", "content": "x"}),
+        reply: Refused(
+            "'notes/key.secret' is not served by this root; a file written there could not be read back",
+        ),
+        ..SECRET
+    },
+];
+
 #[test]
-fn a_sibling_sharing_a_name_prefix_is_not_inside() {
-    let tree = notes_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_text(&mut server, "fs_move", mv("notes", "notes-old")),
-        "Moved 'notes' to 'notes-old'"
-    );
-    assert_eq!(tree.bytes("notes-old/todo.md"), b"- buy milk\n");
-    assert!(!exists(&tree, "notes"));
+fn a_path_the_root_does_not_serve_cannot_be_moved_edited_or_deleted() {
+    run_cases(UNSERVED);
 }
 
 // ---- a move never changes what is served but the moved entries ---------------------------------
