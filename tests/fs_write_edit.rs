@@ -421,7 +421,15 @@ fn edit_successes() {
     run_cases(EDIT_SUCCESSES);
 }
 
-const NO_OCCURRENCE: &str = "Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly";
+/// An edit of `notes/todo.md` (`- buy milk`) quoting text it does not hold.
+const NOT_IN_TODO: Case = Case {
+    tree: || Tree::new().file("notes/todo.md", "- buy milk\n"),
+    reply: Refused(
+        "Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly",
+    ),
+    after: &[Bytes("notes/todo.md", b"- buy milk\n")],
+    ..EDIT
+};
 
 /// Edits that are refused: the message, and that the file is as it was.
 const EDIT_REFUSALS: &[Case] = &[
@@ -447,37 +455,26 @@ const EDIT_REFUSALS: &[Case] = &[
     },
     Case {
         name: "zero matches: another word",
-        tree: todo_tree,
         args: || json!({"path": "notes/todo.md", "old-string": "- buy bread", "new-string": "x"}),
-        reply: Refused(NO_OCCURRENCE),
-        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..EDIT
+        ..NOT_IN_TODO
     },
     Case {
         name: "zero matches: another case",
-        tree: todo_tree,
         args: || json!({"path": "notes/todo.md", "old-string": "- Buy milk", "new-string": "x"}),
-        reply: Refused(NO_OCCURRENCE),
-        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..EDIT
+        ..NOT_IN_TODO
     },
     Case {
         name: "zero matches: other spacing",
-        tree: todo_tree,
         args: || json!({"path": "notes/todo.md", "old-string": "-  buy milk", "new-string": "x"}),
-        reply: Refused(NO_OCCURRENCE),
-        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..EDIT
+        ..NOT_IN_TODO
     },
     Case {
         name: "a quote with the other line ending is named as such",
-        tree: todo_tree,
         args: || json!({"path": "notes/todo.md", "old-string": "- buy milk\r\n", "new-string": "x"}),
         reply: Refused(
             "Found no occurrence of 'old-string' in 'notes/todo.md' as written, but the text is there with the other line ending (\\n where you wrote \\r\\n, or the reverse); quote line endings as the file has them",
         ),
-        after: &[Bytes("notes/todo.md", b"- buy milk\n")],
-        ..EDIT
+        ..NOT_IN_TODO
     },
     Case {
         name: "a file that mixes line endings says so",
@@ -533,10 +530,6 @@ const EDIT_REFUSALS: &[Case] = &[
         ..EDIT
     },
 ];
-
-fn todo_tree() -> Tree {
-    Tree::new().file("notes/todo.md", "- buy milk\n")
-}
 
 #[test]
 fn edit_refusals() {
