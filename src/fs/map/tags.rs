@@ -322,19 +322,22 @@ pub(super) mod tests {
         tags.references.iter().any(|r| r == name)
     }
 
+    /// The languages tree-sitter reads (every one but Raku).
+    const TREE_SITTER: [Language; 9] = [
+        Language::C,
+        Language::Cpp,
+        Language::Go,
+        Language::Java,
+        Language::JavaScript,
+        Language::Python,
+        Language::Rust,
+        Language::TypeScript,
+        Language::Tsx,
+    ];
+
     #[test]
     fn every_query_compiles() {
-        for language in [
-            Language::C,
-            Language::Cpp,
-            Language::Go,
-            Language::Java,
-            Language::JavaScript,
-            Language::Python,
-            Language::Rust,
-            Language::TypeScript,
-            Language::Tsx,
-        ] {
+        for language in TREE_SITTER {
             assert!(config(language).is_some(), "{language:?}");
         }
     }
@@ -370,122 +373,130 @@ pub(super) mod tests {
 
     #[test]
     fn languages_by_extension() {
-        assert_eq!(language_of("src/a.rs"), Some(Language::Rust));
-        assert_eq!(language_of("x/y.H"), Some(Language::C));
-        assert_eq!(language_of("a.hpp"), Some(Language::Cpp));
-        assert_eq!(language_of("a.mjs"), Some(Language::JavaScript));
-        assert_eq!(language_of("a.d.ts"), Some(Language::TypeScript));
-        assert_eq!(language_of("a.tsx"), Some(Language::Tsx));
-        assert_eq!(language_of("lib/Foo/Bar.rakumod"), Some(Language::Raku));
-        assert_eq!(language_of("t/basic.rakutest"), Some(Language::Raku));
-        assert_eq!(language_of("README.md"), None);
-        assert_eq!(language_of("Makefile"), None);
-        assert_eq!(language_of(".py"), None);
+        for (path, language) in [
+            ("src/a.rs", Some(Language::Rust)),
+            ("x/y.H", Some(Language::C)),
+            ("a.hpp", Some(Language::Cpp)),
+            ("a.mjs", Some(Language::JavaScript)),
+            ("a.d.ts", Some(Language::TypeScript)),
+            ("a.tsx", Some(Language::Tsx)),
+            ("lib/Foo/Bar.rakumod", Some(Language::Raku)),
+            ("t/basic.rakutest", Some(Language::Raku)),
+            ("README.md", None),
+            ("Makefile", None),
+            (".py", None),
+        ] {
+            assert_eq!(language_of(path), language, "{path}");
+        }
     }
 
-    #[test]
-    fn python() {
-        let src = b"import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n";
-        let tags = extract(Language::Python, src);
-        assert_eq!(
-            names(&tags),
-            [("Dispatcher", 3), ("run", 4), ("frobnicate", 7)]
-        );
-        assert_eq!(tags.definitions[1].text, "    def run(self, value):");
-        assert!(refers(&tags, "frobnicate"));
-        assert!(refers(&tags, "join"));
+    /// One language's source, and the definitions and references its tags must hold.
+    struct Fixture {
+        /// What the fixture shows; a failure names it.
+        name: &'static str,
+        language: Language,
+        /// The source, in parts joined without separators.
+        source: &'static [&'static str],
+        /// Every definition as (name, line), in order; or, when not `exact`, some of them.
+        definitions: &'static [(&'static str, u32)],
+        exact: bool,
+        /// A definition's name and the line text its first definition carries.
+        text: Option<(&'static str, &'static str)>,
+        /// Names the file must refer to.
+        references: &'static [&'static str],
     }
 
-    #[test]
-    fn rust() {
-        let src = b"pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n";
-        let tags = extract(Language::Rust, src);
-        assert_eq!(names(&tags), [("Engine", 1), ("new", 6), ("helper", 11)]);
-        assert_eq!(tags.definitions[2].text, "fn helper(x: u32) -> Engine {");
-        assert!(refers(&tags, "helper"));
-        assert!(refers(&tags, "new"));
-        assert!(refers(&tags, "start"));
-        assert!(refers(&tags, "Engine"));
-    }
+    const TS_SOURCE: &str = "export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n";
 
-    #[test]
-    fn go() {
-        let src = b"package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n";
-        let tags = extract(Language::Go, src);
-        assert_eq!(names(&tags), [("Server", 3), ("Serve", 7), ("listen", 11)]);
-        assert!(refers(&tags, "listen"));
-        assert!(refers(&tags, "Server"));
-    }
-
-    #[test]
-    fn java() {
-        let src = b"package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n";
-        let tags = extract(Language::Java, src);
-        assert_eq!(
-            names(&tags),
-            [("Greeter", 3), ("greet", 4), ("Speaker", 9), ("greet", 10)]
-        );
-        assert!(refers(&tags, "format"));
-        assert!(refers(&tags, "Speaker"));
-    }
-
-    #[test]
-    fn javascript() {
-        let src = b"class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n";
-        let tags = extract(Language::JavaScript, src);
-        assert_eq!(
-            names(&tags),
-            [("Widget", 1), ("render", 2), ("draw", 7), ("make", 11)]
-        );
-        assert!(refers(&tags, "draw"));
-        assert!(refers(&tags, "paint"));
-        assert!(refers(&tags, "Widget"));
-    }
-
-    #[test]
-    fn c_with_call_references() {
-        let src = b"#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n";
-        let tags = extract(Language::C, src);
-        let defs = names(&tags);
-        assert!(defs.contains(&("point", 3)), "{defs:?}");
-        assert!(defs.contains(&("point_t", 5)), "{defs:?}");
-        assert!(defs.contains(&("square", 7)), "{defs:?}");
-        assert!(defs.contains(&("main", 11)), "{defs:?}");
-        assert_eq!(
-            tags.definitions
-                .iter()
-                .find(|d| d.name == "square")
-                .unwrap()
-                .text,
-            "static int square(int v) {"
-        );
-        assert!(refers(&tags, "square"));
-        assert!(refers(&tags, "printf"));
-        assert!(refers(&tags, "point_t"));
-    }
-
-    #[test]
-    fn cpp_with_call_references() {
-        let src = b"namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n";
-        let tags = extract(Language::Cpp, src);
-        let defs = names(&tags);
-        assert!(defs.contains(&("geo", 1)), "{defs:?}");
-        assert!(defs.contains(&("Shape", 3)), "{defs:?}");
-        assert!(defs.contains(&("area", 5)), "{defs:?}");
-        assert!(defs.contains(&("area", 8)), "{defs:?}");
-        assert!(defs.contains(&("main", 14)), "{defs:?}");
-        assert!(refers(&tags, "compute"));
-        assert!(refers(&tags, "area"));
-        assert!(refers(&tags, "clamp"));
-        assert!(refers(&tags, "Shape"));
-    }
-
-    const TS_FIXTURE: &[u8] = b"export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n";
-
-    fn check_typescript(tags: &FileTags) {
-        assert_eq!(
-            names(tags),
-            [
+    const FIXTURES: &[Fixture] = &[
+        Fixture {
+            name: "python",
+            language: Language::Python,
+            source: &[
+                "import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n",
+            ],
+            definitions: &[("Dispatcher", 3), ("run", 4), ("frobnicate", 7)],
+            exact: true,
+            text: Some(("run", "    def run(self, value):")),
+            references: &["frobnicate", "join"],
+        },
+        Fixture {
+            name: "rust",
+            language: Language::Rust,
+            source: &[
+                "pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n",
+            ],
+            definitions: &[("Engine", 1), ("new", 6), ("helper", 11)],
+            exact: true,
+            text: Some(("helper", "fn helper(x: u32) -> Engine {")),
+            references: &["helper", "new", "start", "Engine"],
+        },
+        Fixture {
+            name: "go",
+            language: Language::Go,
+            source: &[
+                "package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n",
+            ],
+            definitions: &[("Server", 3), ("Serve", 7), ("listen", 11)],
+            exact: true,
+            text: None,
+            references: &["listen", "Server"],
+        },
+        Fixture {
+            name: "java",
+            language: Language::Java,
+            source: &[
+                "package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n",
+            ],
+            definitions: &[("Greeter", 3), ("greet", 4), ("Speaker", 9), ("greet", 10)],
+            exact: true,
+            text: None,
+            references: &["format", "Speaker"],
+        },
+        Fixture {
+            name: "javascript",
+            language: Language::JavaScript,
+            source: &[
+                "class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n",
+            ],
+            definitions: &[("Widget", 1), ("render", 2), ("draw", 7), ("make", 11)],
+            exact: true,
+            text: None,
+            references: &["draw", "paint", "Widget"],
+        },
+        Fixture {
+            name: "c with call references",
+            language: Language::C,
+            source: &[
+                "#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n",
+            ],
+            definitions: &[("point", 3), ("point_t", 5), ("square", 7), ("main", 11)],
+            exact: false,
+            text: Some(("square", "static int square(int v) {")),
+            references: &["square", "printf", "point_t"],
+        },
+        Fixture {
+            name: "c++ with call references",
+            language: Language::Cpp,
+            source: &[
+                "namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n",
+            ],
+            definitions: &[
+                ("geo", 1),
+                ("Shape", 3),
+                ("area", 5),
+                ("area", 8),
+                ("main", 14),
+            ],
+            exact: false,
+            text: None,
+            references: &["compute", "area", "clamp", "Shape"],
+        },
+        Fixture {
+            name: "typescript",
+            language: Language::TypeScript,
+            source: &[TS_SOURCE],
+            definitions: &[
                 ("Store", 1),
                 ("get", 2),
                 ("MemoryStore", 5),
@@ -494,64 +505,83 @@ pub(super) mod tests {
                 ("Item", 15),
                 ("Mode", 16),
                 ("build", 17),
-            ]
-        );
-        assert_eq!(
-            tags.definitions[2].text,
-            "export class MemoryStore implements Store {"
-        );
-        assert!(refers(tags, "lookup"));
-        assert!(refers(tags, "find"));
-        assert!(refers(tags, "Item"));
-        assert!(refers(tags, "MemoryStore"));
-        assert!(refers(tags, "Store"));
-    }
+            ],
+            exact: true,
+            text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
+            references: &["lookup", "find", "Item", "MemoryStore", "Store"],
+        },
+        Fixture {
+            name: "tsx: the typescript fixture and a component",
+            language: Language::Tsx,
+            source: &[
+                TS_SOURCE,
+                "export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
+            ],
+            definitions: &[
+                ("Store", 1),
+                ("get", 2),
+                ("MemoryStore", 5),
+                ("get", 6),
+                ("lookup", 11),
+                ("Item", 15),
+                ("Mode", 16),
+                ("build", 17),
+                ("View", 18),
+            ],
+            exact: true,
+            text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
+            references: &["lookup", "find", "Item", "MemoryStore", "Store", "render"],
+        },
+        Fixture {
+            name: "typescript field functions and private methods",
+            language: Language::TypeScript,
+            source: &[
+                "class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n",
+            ],
+            definitions: &[("Panel", 1), ("onClick", 2), ("#refresh", 5)],
+            exact: true,
+            text: None,
+            references: &["#refresh"],
+        },
+    ];
 
     #[test]
-    fn typescript() {
-        check_typescript(&extract(Language::TypeScript, TS_FIXTURE));
-    }
-
-    #[test]
-    fn tsx() {
-        let mut src = TS_FIXTURE.to_vec();
-        src.extend_from_slice(
-            b"export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
-        );
-        let tags = extract(Language::Tsx, &src);
-        assert!(names(&tags).contains(&("View", 18)));
-        assert!(refers(&tags, "render"));
-        let mut tags = tags;
-        tags.definitions.retain(|d| d.name != "View");
-        check_typescript(&tags);
-    }
-
-    #[test]
-    fn typescript_field_functions_and_private_methods() {
-        let src = b"class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n";
-        let tags = extract(Language::TypeScript, src);
-        assert_eq!(
-            names(&tags),
-            [("Panel", 1), ("onClick", 2), ("#refresh", 5)]
-        );
-        assert!(refers(&tags, "#refresh"));
+    fn definitions_and_references_by_language() {
+        for fixture in FIXTURES {
+            let name = fixture.name;
+            let tags = extract(fixture.language, fixture.source.concat().as_bytes());
+            let found = names(&tags);
+            if fixture.exact {
+                assert_eq!(found, fixture.definitions, "{name}: the definitions");
+            } else {
+                for definition in fixture.definitions {
+                    assert!(
+                        found.contains(definition),
+                        "{name}: {definition:?} is not among {found:?}"
+                    );
+                }
+            }
+            if let Some((defined, text)) = fixture.text {
+                let definition = tags.definitions.iter().find(|d| d.name == defined);
+                assert_eq!(
+                    definition.map(|d| d.text.as_str()),
+                    Some(text),
+                    "{name}: the line of {defined}"
+                );
+            }
+            for reference in fixture.references {
+                assert!(
+                    refers(&tags, reference),
+                    "{name}: no reference to {reference}"
+                );
+            }
+        }
     }
 
     #[test]
     fn hostile_input_does_not_panic() {
         let junk: &[u8] = b"\xff\xfe fn \xc3( { class \x00 def ((((\n}}}} #|( =begin\n";
-        for language in [
-            Language::C,
-            Language::Cpp,
-            Language::Go,
-            Language::Java,
-            Language::JavaScript,
-            Language::Python,
-            Language::Rust,
-            Language::TypeScript,
-            Language::Tsx,
-            Language::Raku,
-        ] {
+        for language in TREE_SITTER.into_iter().chain([Language::Raku]) {
             let _ = extract(language, junk);
             let _ = extract(language, b"");
         }
