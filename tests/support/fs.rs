@@ -18,11 +18,10 @@
 //! ```
 
 use serde_json::{Value, json};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use super::{Server, Tree, error_text, sha256_hex};
+use super::{Server, Tree, each_case, error_text, sha256_hex};
 
 /// The revision scheme every revision carries.
 pub const SCHEME: &str = "sha256-v1";
@@ -428,37 +427,10 @@ impl Case {
 
 /// Runs every case (each on its own root and server) and fails naming each case that failed.
 pub fn run_cases(cases: &[Case]) {
-    let mut names = std::collections::HashSet::new();
-    for case in cases {
-        assert!(
-            names.insert(case.name),
-            "two cases are named {:?}",
-            case.name
-        );
-    }
-    let failed: Vec<String> = cases
-        .iter()
-        .filter_map(|case| {
-            let outcome = catch_unwind(AssertUnwindSafe(|| case.run()));
-            outcome.err().map(|panic| {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("(a panic without a message)");
-                format!(
-                    "case {:?} ({} {:?}): {message}",
-                    case.name, case.tool, case.reply
-                )
-            })
-        })
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failed.len(),
-        cases.len(),
-        failed.join("\n")
+    each_case(
+        cases,
+        |case| format!("{:?} ({} {:?})", case.name, case.tool, case.reply),
+        Case::run,
     );
 }
 

@@ -7,7 +7,8 @@
 //! `collect` follows `next_cursor` to the end. Every response is awaited with a timeout, so a hang
 //! fails the test instead of blocking it. [`run`] starts the binary once and returns its exit status
 //! and output, for start-up and one-shot checks. The cursor helpers (`scope`, `state`, `sign`)
-//! rebuild the signed cursor format so tests can forge and inspect cursors.
+//! rebuild the signed cursor format so tests can forge and inspect cursors. [`each_case`] runs a
+//! table of cases and names every case that fails.
 //!
 //! ```ignore
 //! let tree = Tree::new().file("lib/a.txt", "alpha\n");
@@ -77,6 +78,40 @@ pub fn with_cursor(args: &Value, cursor: &str) -> Value {
     let mut args = args.clone();
     args["cursor"] = json!(cursor);
     args
+}
+
+/// Runs `check` on every case of a table, even after one fails, and then fails naming each
+/// case that failed (by `name`) with its message.
+pub fn each_case<T>(cases: &[T], name: impl Fn(&T) -> String, check: impl Fn(&T)) {
+    let mut names = HashSet::new();
+    for case in cases {
+        assert!(
+            names.insert(name(case)),
+            "two cases are named {:?}",
+            name(case)
+        );
+    }
+    let failed: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(case)));
+            outcome.err().map(|panic| {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("(a panic without a message)");
+                format!("case {}: {message}", name(case))
+            })
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failed.len(),
+        cases.len(),
+        failed.join("\n")
+    );
 }
 
 /// A root directory built for one test; removed when dropped.
