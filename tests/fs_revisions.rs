@@ -67,33 +67,22 @@ fn the_orchestration_scenario() {
     assert_eq!(edited, file_token(current));
     assert_eq!(tree.bytes("notes/todo.md"), current.as_bytes());
 
-    // A write still holding the first observation is refused and changes nothing.
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            with_expected(
-                json!({"path": "notes/todo.md", "content": "clobbered\n"}),
-                json!({"path": observed}),
+    // A write still holding the first observation is refused and changes nothing; so is a
+    // blind write (a caller that never observed the path): it fails closed.
+    for stale in [observed.as_str(), ABSENT] {
+        assert_eq!(
+            fs_error(
+                &mut server,
+                "fs_write",
+                with_expected(
+                    json!({"path": "notes/todo.md", "content": "clobbered\n"}),
+                    json!({"path": stale}),
+                ),
             ),
-        ),
-        mismatch("path", &observed, &edited)
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), current.as_bytes());
-
-    // A blind write (a caller that never observed the path) fails closed.
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_write",
-            with_expected(
-                json!({"path": "notes/todo.md", "content": "clobbered\n"}),
-                json!({"path": ABSENT}),
-            ),
-        ),
-        mismatch("path", ABSENT, &edited)
-    );
-    assert_eq!(tree.bytes("notes/todo.md"), current.as_bytes());
+            mismatch("path", stale, &edited)
+        );
+        assert_eq!(tree.bytes("notes/todo.md"), current.as_bytes(), "{stale}");
+    }
 }
 
 #[test]
@@ -267,28 +256,27 @@ fn a_move_with_a_stale_token_at_either_end_changes_nothing() {
     let mut server = fs_server(&tree);
     let a = file_token("a\n");
     let stale = file_token("old\n");
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_move",
-            with_expected(
-                json!({"from": "a.txt", "to": "c.txt"}),
-                json!({"from": stale, "to": ABSENT}),
-            ),
+    let c = file_token("c\n");
+    // (the tokens sent, the end that is stale, the token it was sent, what is there)
+    for (expected, end, sent, found) in [
+        (
+            json!({"from": stale, "to": ABSENT}),
+            "from",
+            &stale,
+            a.as_str(),
         ),
-        mismatch("from", &stale, &a)
-    );
-    assert_eq!(
-        fs_error(
-            &mut server,
-            "fs_move",
-            with_expected(
-                json!({"from": "a.txt", "to": "c.txt"}),
-                json!({"from": a, "to": file_token("c\n")}),
+        (json!({"from": a, "to": c}), "to", &c, ABSENT),
+    ] {
+        assert_eq!(
+            fs_error(
+                &mut server,
+                "fs_move",
+                with_expected(json!({"from": "a.txt", "to": "c.txt"}), expected),
             ),
-        ),
-        mismatch("to", &file_token("c\n"), ABSENT)
-    );
+            mismatch(end, sent, found),
+            "{end}"
+        );
+    }
     assert_eq!(snapshot(tree.path()), before);
 }
 
