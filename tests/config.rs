@@ -49,22 +49,6 @@ fn root(tree: &Tree, extra: Value) -> Value {
     root
 }
 
-/// Runs the binary and asserts a configuration error: exit 64, nothing on stdout, one stderr line.
-fn config_error(args: &[&str]) -> String {
-    config_error_with_env(args, &[])
-}
-
-fn config_error_with_env(args: &[&str], env: &[(&str, &str)]) -> String {
-    let (status, stdout, stderr) = run_with_env(args, env);
-    assert_eq!(status.code(), Some(64), "{args:?}: stderr {stderr:?}");
-    assert_eq!(stdout, "", "{args:?}");
-    assert!(
-        stderr.ends_with('\n') && stderr.matches('\n').count() == 1,
-        "{args:?}: not one line: {stderr:?}"
-    );
-    stderr.trim_end_matches('\n').to_owned()
-}
-
 /// The error `--config` gives for a file holding `text`, with the file's path replaced by `<file>`.
 fn file_error(text: &str) -> String {
     let (_dir, path) = config_text(text);

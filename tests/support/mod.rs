@@ -733,6 +733,24 @@ pub fn run(args: &[&str]) -> (ExitStatus, String, String) {
     run_with_env(args, &[])
 }
 
+/// Runs the binary and asserts a configuration error: exit 64, nothing on stdout, one stderr
+/// line, which it returns.
+pub fn config_error(args: &[&str]) -> String {
+    config_error_with_env(args, &[])
+}
+
+/// [`config_error`] with extra environment variables.
+pub fn config_error_with_env(args: &[&str], env: &[(&str, &str)]) -> String {
+    let (status, stdout, stderr) = run_with_env(args, env);
+    assert_eq!(status.code(), Some(64), "{args:?}: stderr {stderr:?}");
+    assert_eq!(stdout, "", "{args:?}");
+    assert!(
+        stderr.ends_with('\n') && stderr.matches('\n').count() == 1,
+        "{args:?}: not one line: {stderr:?}"
+    );
+    stderr.trim_end_matches('\n').to_owned()
+}
+
 /// [`run`] with extra environment variables.
 pub fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
     let mut command = Command::new(BIN);
