@@ -16,22 +16,6 @@ fn root_of(tree: &Tree) -> String {
     tree.path().to_str().expect("utf-8 root").to_owned()
 }
 
-/// Runs the binary and asserts a configuration error: exit 64, nothing on stdout, one stderr line.
-fn config_error_with_env(args: &[&str], env: &[(&str, &str)]) -> String {
-    let (status, stdout, stderr) = run_with_env(args, env);
-    assert_eq!(status.code(), Some(64), "{args:?}: stderr {stderr:?}");
-    assert_eq!(stdout, "", "{args:?}");
-    assert!(
-        stderr.ends_with('\n') && stderr.matches('\n').count() == 1,
-        "{args:?}: not one line: {stderr:?}"
-    );
-    stderr.trim_end_matches('\n').to_owned()
-}
-
-fn config_error(args: &[&str]) -> String {
-    config_error_with_env(args, &[])
-}
-
 /// `--root <tree> --include ** <extra…>`
 fn serving_args<'a>(root: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["--root", root, "--include", "**"];
@@ -39,98 +23,122 @@ fn serving_args<'a>(root: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-#[test]
-fn root_and_include_are_required() {
-    let tree = Tree::new();
-    let root = root_of(&tree);
-    assert_eq!(
-        config_error(&["--root", &root]),
-        "at least one --include pattern is required"
-    );
-    assert_eq!(config_error(&["--include", "**"]), "--root is required");
-    assert_eq!(config_error(&[]), "--root is required");
-}
+/// Where a command line in a table of [`Refusals`] names the test's root: a directory holding
+/// `file.txt`, `dir` and `link` (to `dir`). `<root>/missing` does not exist.
+const ROOT: &str = "<root>";
 
-#[test]
-fn the_root_must_be_an_existing_real_directory() {
+/// Command lines the binary refuses at start-up, each with its one line of stderr.
+type Refusals = &'static [(&'static [&'static str], &'static str)];
+
+/// Runs each command line (after `prefix`, with [`ROOT`] filled in) and checks that it is
+/// refused at start-up with exactly its message.
+fn refused_after(prefix: &[&str], lines: Refusals) {
     let tree = Tree::new()
         .file("file.txt", "x")
         .dir("dir")
         .symlink("link", "dir");
-    let cases = [
-        ("missing", "root does not exist"),
-        ("link", "root must not be a symbolic link"),
-        ("file.txt", "root is not a directory"),
-    ];
-    for (name, message) in cases {
-        let root = tree.join(name);
-        let root = root.to_str().expect("utf-8");
-        assert_eq!(
-            config_error(&["--root", root, "--include", "**"]),
-            message,
-            "{name}"
-        );
-    }
+    let root = root_of(&tree);
+    each_case(
+        lines,
+        |(args, _)| format!("{args:?}"),
+        |(args, message)| {
+            let args: Vec<String> = prefix
+                .iter()
+                .chain(args.iter())
+                .map(|arg| arg.replace(ROOT, &root))
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            assert_eq!(config_error(&args), *message);
+        },
+    );
+}
+
+/// [`refused_after`] nothing.
+fn refused(lines: Refusals) {
+    refused_after(&[], lines);
+}
+
+/// [`refused_after`] `--root <root> --include '**'`.
+fn refused_serving(lines: Refusals) {
+    refused_after(&["--root", ROOT, "--include", "**"], lines);
+}
+
+#[test]
+fn root_and_include_are_required() {
+    refused(&[
+        (
+            &["--root", ROOT],
+            "at least one --include pattern is required",
+        ),
+        (&["--include", "**"], "--root is required"),
+        (&[], "--root is required"),
+    ]);
+}
+
+#[test]
+fn the_root_must_be_an_existing_real_directory() {
+    refused(&[
+        (
+            &["--root", "<root>/missing", "--include", "**"],
+            "root does not exist",
+        ),
+        (
+            &["--root", "<root>/link", "--include", "**"],
+            "root must not be a symbolic link",
+        ),
+        (
+            &["--root", "<root>/file.txt", "--include", "**"],
+            "root is not a directory",
+        ),
+    ]);
 }
 
 #[test]
 fn a_flag_without_its_value_is_reported_before_an_unknown_flag() {
-    let tree = Tree::new();
-    let root = root_of(&tree);
-    let cases: [(&[&str], &str); 5] = [
+    refused(&[
         (&["--root"], "missing value for --root"),
         (
-            &["--root", &root, "--include"],
+            &["--root", ROOT, "--include"],
             "missing value for --include",
         ),
         (
-            &["--root", &root, "--include", "**", "--max-files"],
+            &["--root", ROOT, "--include", "**", "--max-files"],
             "missing value for --max-files",
         ),
         (
-            &["--root", &root, "--include", "**", "--bogus"],
+            &["--root", ROOT, "--include", "**", "--bogus"],
             "missing value for --bogus",
         ),
         (
-            &["--root", &root, "--include", "**", "--cursor-key-env"],
+            &["--root", ROOT, "--include", "**", "--cursor-key-env"],
             "missing value for --cursor-key-env",
         ),
-    ];
-    for (args, message) in cases {
-        assert_eq!(config_error(args), message, "{args:?}");
-    }
+    ]);
 }
 
 #[test]
 fn unknown_flags_and_positionals_are_refused() {
-    let tree = Tree::new();
-    let root = root_of(&tree);
-    let cases: [(&[&str], &str); 3] = [
+    refused(&[
         (
-            &["--bogus", "x", "--root", &root, "--include", "**"],
+            &["--bogus", "x", "--root", ROOT, "--include", "**"],
             "unknown option --bogus",
         ),
         (
-            &["stray", "x", "--root", &root, "--include", "**"],
+            &["stray", "x", "--root", ROOT, "--include", "**"],
             "unknown option stray",
         ),
         (
-            &["--root", &root, "-i", "**", "--include", "**"],
+            &["--root", ROOT, "-i", "**", "--include", "**"],
             "unknown option -i",
         ),
-    ];
-    for (args, message) in cases {
-        assert_eq!(config_error(args), message, "{args:?}");
-    }
+    ]);
 }
 
 #[test]
 fn with_an_fsmcp_flag_an_unknown_flag_is_unknown_wherever_it_stands() {
-    let tree = Tree::new();
-    let root = root_of(&tree);
     // `--tools` is fsmcp's own: ptc-fs-mcp would refuse these lines at it, so no answer of its
     // binds them.
-    let cases: [(&[&str], &str); 6] = [
+    refused_serving(&[
         (
             &["--tools", "fs", "--read_only"],
             "unknown option --read_only; did you mean --read-only?",
@@ -150,23 +158,10 @@ fn with_an_fsmcp_flag_an_unknown_flag_is_unknown_wherever_it_stands() {
             &["--tools", "fs", "--include"],
             "missing value for --include",
         ),
-    ];
-    for (extra, message) in cases {
-        assert_eq!(
-            config_error(&serving_args(&root, extra)),
-            message,
-            "{extra:?}"
-        );
-    }
-    // Without one, ptc-fs-mcp's answers stay exactly its own.
-    assert_eq!(
-        config_error(&serving_args(&root, &["--read_only"])),
-        "missing value for --read_only"
-    );
-    assert_eq!(
-        config_error(&serving_args(&root, &["--max_files", "5"])),
-        "unknown option --max_files"
-    );
+        // Without one, ptc-fs-mcp's answers stay exactly its own.
+        (&["--read_only"], "missing value for --read_only"),
+        (&["--max_files", "5"], "unknown option --max_files"),
+    ]);
 }
 
 #[test]
@@ -269,9 +264,7 @@ fn limits_outside_their_ranges_are_not_valid() {
 
 #[test]
 fn with_an_fsmcp_flag_a_limit_outside_its_range_names_its_flag_and_range() {
-    let tree = Tree::new();
-    let root = root_of(&tree);
-    let cases: [(&[&str], &str); 5] = [
+    refused_serving(&[
         (
             &["--tools", "ptc,fs", "--max-read-bytes", "3"],
             "--max-read-bytes must be an integer from 4 to 1048576",
@@ -293,27 +286,19 @@ fn with_an_fsmcp_flag_a_limit_outside_its_range_names_its_flag_and_range() {
             &["--max-read-bytes", "3", "--max-call-seconds", "86401"],
             "--max-read-bytes must be an integer from 4 to 1048576",
         ),
-    ];
-    for (extra, message) in cases {
-        assert_eq!(
-            config_error(&serving_args(&root, extra)),
-            message,
-            "{extra:?}"
-        );
-    }
+    ]);
     // Found while the arguments are read: before the missing include and root are noticed.
-    let missing = tree.join("missing");
-    assert_eq!(
-        config_error(&[
+    refused(&[(
+        &[
             "--root",
-            missing.to_str().expect("utf-8"),
+            "<root>/missing",
             "--max-read-bytes",
             "3",
             "--tools",
-            "fs"
-        ]),
-        "--max-read-bytes must be an integer from 4 to 1048576"
-    );
+            "fs",
+        ],
+        "--max-read-bytes must be an integer from 4 to 1048576",
+    )]);
 }
 
 #[test]
@@ -385,47 +370,58 @@ fn a_valid_cursor_key_starts_the_server() {
 
 #[test]
 fn checks_run_in_order_arguments_limits_root_key() {
-    let tree = Tree::new();
-    let missing = tree.join("missing");
-    let missing = missing.to_str().expect("utf-8");
-    let root = root_of(&tree);
-    assert_eq!(
-        config_error(&["--root", missing, "--include", "**", "--bogus", "x"]),
-        "unknown option --bogus"
-    );
-    assert_eq!(
-        config_error(&["--root", missing, "--max-files", "0"]),
-        "--max-files must be a positive integer"
-    );
-    assert_eq!(
-        config_error(&[
-            "--root",
-            missing,
-            "--include",
-            "**",
-            "--max-read-bytes",
-            "3"
-        ]),
-        "limits are not valid"
-    );
-    assert_eq!(
-        config_error(&[
-            "--root",
-            missing,
-            "--include",
-            "**",
-            "--cursor-key-env",
-            UNSET_VAR
-        ]),
-        "root does not exist"
-    );
-    assert_eq!(
-        config_error(&serving_args(
-            &root,
-            &["--max-read-bytes", "3", "--cursor-key-env", UNSET_VAR]
-        )),
-        "limits are not valid"
-    );
+    refused(&[
+        (
+            &[
+                "--root",
+                "<root>/missing",
+                "--include",
+                "**",
+                "--bogus",
+                "x",
+            ],
+            "unknown option --bogus",
+        ),
+        (
+            &["--root", "<root>/missing", "--max-files", "0"],
+            "--max-files must be a positive integer",
+        ),
+        (
+            &[
+                "--root",
+                "<root>/missing",
+                "--include",
+                "**",
+                "--max-read-bytes",
+                "3",
+            ],
+            "limits are not valid",
+        ),
+        (
+            &[
+                "--root",
+                "<root>/missing",
+                "--include",
+                "**",
+                "--cursor-key-env",
+                UNSET_VAR,
+            ],
+            "root does not exist",
+        ),
+        (
+            &[
+                "--root",
+                ROOT,
+                "--include",
+                "**",
+                "--max-read-bytes",
+                "3",
+                "--cursor-key-env",
+                UNSET_VAR,
+            ],
+            "limits are not valid",
+        ),
+    ]);
 }
 
 #[test]
