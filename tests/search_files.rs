@@ -205,47 +205,9 @@ fn no_match_is_an_empty_final_page() {
 
 #[test]
 fn term_errors() {
-    let long = "x".repeat(257);
-    let cases = [
-        (json!({}), "query must be a non-empty string"),
-        (
-            json!({"query": "a", "any_of": ["b"]}),
-            "pass either query or any_of, not both",
-        ),
-        (
-            json!({"query": long}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"query": "é".repeat(129)}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"query": "two\nlines"}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"query": "carriage\rreturn"}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"any_of": ["fine", long]}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"any_of": ["fine", "bad\n"]}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-    ];
     let tree = tree();
     let mut server = Server::serving(&tree);
-    for (args, message) in cases {
-        assert_eq!(
-            server.call_error("search_files", args.clone()),
-            message,
-            "{args}"
-        );
-    }
+    refuses_each(&mut server, "search_files", &term_refusals());
 }
 
 #[test]

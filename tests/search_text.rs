@@ -407,35 +407,14 @@ fn nothing_found_is_an_empty_final_page() {
 
 #[test]
 fn term_errors() {
-    let cases = [
-        (json!({}), "query must be a non-empty string"),
-        (json!({"path": "lib"}), "query must be a non-empty string"),
-        (
-            json!({"query": "a", "any_of": ["b"]}),
-            "pass either query or any_of, not both",
-        ),
-        (
-            json!({"query": "x".repeat(257)}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"any_of": ["ok", "two\nlines"]}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-        (
-            json!({"query": "a\r"}),
-            "query must be one line of at most 256 UTF-8 bytes",
-        ),
-    ];
     let tree = Tree::new().file("f.txt", "x\n");
     let mut server = Server::serving(&tree);
-    for (args, message) in cases {
-        assert_eq!(
-            server.call_error("search_text", args.clone()),
-            message,
-            "{args}"
-        );
-    }
+    refuses_each(&mut server, "search_text", &term_refusals());
+    refuses_each(
+        &mut server,
+        "search_text",
+        &[(json!({"path": "lib"}), "query must be a non-empty string")],
+    );
 }
 
 #[test]

@@ -650,6 +650,39 @@ impl Drop for Server {
     }
 }
 
+/// The refusals of a search term, which `search_files` and `search_text` share: the arguments,
+/// and the message.
+pub fn term_refusals() -> Vec<(Value, &'static str)> {
+    const ONE_LINE: &str = "query must be one line of at most 256 UTF-8 bytes";
+    vec![
+        (json!({}), "query must be a non-empty string"),
+        (
+            json!({"query": "a", "any_of": ["b"]}),
+            "pass either query or any_of, not both",
+        ),
+        (json!({"query": "x".repeat(257)}), ONE_LINE),
+        (json!({"query": "\u{e9}".repeat(129)}), ONE_LINE),
+        (json!({"query": "two\nlines"}), ONE_LINE),
+        (json!({"query": "carriage\rreturn"}), ONE_LINE),
+        (json!({"query": "a\r"}), ONE_LINE),
+        (json!({"any_of": ["fine", "x".repeat(257)]}), ONE_LINE),
+        (json!({"any_of": ["fine", "bad\n"]}), ONE_LINE),
+        (json!({"any_of": ["ok", "two\nlines"]}), ONE_LINE),
+    ]
+}
+
+/// Checks that `server` refuses each call of `tool` (an `isError` result) with exactly its
+/// message.
+pub fn refuses_each(server: &mut Server, tool: &str, cases: &[(Value, &str)]) {
+    for (args, message) in cases {
+        assert_eq!(
+            server.call_error(tool, args.clone()),
+            *message,
+            "{tool} {args}"
+        );
+    }
+}
+
 /// Checks a successful tool result and returns its `structuredContent`: not an error, one text
 /// block holding exactly the compact JSON of `structuredContent`, and the paged key order.
 pub fn structured(tool: &str, args: &Value, result: &Value) -> Value {
