@@ -10,6 +10,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::{Value, json};
+use support::fs::fs_text;
 use support::*;
 
 /// The ptc tools in their published order.
@@ -70,20 +71,6 @@ fn tool_names(server: &mut Server) -> Vec<String> {
         .iter()
         .map(|tool| tool["name"].as_str().expect("name").to_owned())
         .collect()
-}
-
-/// The text of an fs tool's successful answer.
-fn fs_text(server: &mut Server, tool: &str, args: Value) -> String {
-    let result = server.call_result(tool, args.clone());
-    assert_ne!(
-        result.get("isError"),
-        Some(&json!(true)),
-        "{tool} {args}: {result}"
-    );
-    result["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
-        .to_owned()
 }
 
 // ---- several roots ------------------------------------------------------------------------------
