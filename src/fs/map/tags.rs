@@ -395,8 +395,9 @@ pub(super) mod tests {
         /// What the fixture shows; a failure names it.
         name: &'static str,
         language: Language,
-        /// The source, in parts joined without separators.
-        source: &'static [&'static str],
+        /// A fixture this one adds to: its source, definitions and references come first.
+        extends: Option<&'static Fixture>,
+        source: &'static str,
         /// Every definition as (name, line), in order; or, when not `exact`, some of them.
         definitions: &'static [(&'static str, u32)],
         exact: bool,
@@ -406,15 +407,44 @@ pub(super) mod tests {
         references: &'static [&'static str],
     }
 
-    const TS_SOURCE: &str = "export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n";
+    impl Fixture {
+        /// The source, definitions and references, the extended fixture's first.
+        fn whole(&self) -> (String, Vec<(&str, u32)>, Vec<&str>) {
+            let base = self.extends.map(Fixture::whole).unwrap_or_default();
+            (
+                base.0 + self.source,
+                [base.1, self.definitions.to_vec()].concat(),
+                [base.2, self.references.to_vec()].concat(),
+            )
+        }
+    }
+
+    const TYPESCRIPT: Fixture = Fixture {
+        name: "typescript",
+        language: Language::TypeScript,
+        extends: None,
+        source: "export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n",
+        definitions: &[
+            ("Store", 1),
+            ("get", 2),
+            ("MemoryStore", 5),
+            ("get", 6),
+            ("lookup", 11),
+            ("Item", 15),
+            ("Mode", 16),
+            ("build", 17),
+        ],
+        exact: true,
+        text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
+        references: &["lookup", "find", "Item", "MemoryStore", "Store"],
+    };
 
     const FIXTURES: &[Fixture] = &[
         Fixture {
             name: "python",
             language: Language::Python,
-            source: &[
-                "import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n",
-            ],
+            extends: None,
+            source: "import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n",
             definitions: &[("Dispatcher", 3), ("run", 4), ("frobnicate", 7)],
             exact: true,
             text: Some(("run", "    def run(self, value):")),
@@ -423,9 +453,8 @@ pub(super) mod tests {
         Fixture {
             name: "rust",
             language: Language::Rust,
-            source: &[
-                "pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n",
-            ],
+            extends: None,
+            source: "pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n",
             definitions: &[("Engine", 1), ("new", 6), ("helper", 11)],
             exact: true,
             text: Some(("helper", "fn helper(x: u32) -> Engine {")),
@@ -434,9 +463,8 @@ pub(super) mod tests {
         Fixture {
             name: "go",
             language: Language::Go,
-            source: &[
-                "package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n",
-            ],
+            extends: None,
+            source: "package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n",
             definitions: &[("Server", 3), ("Serve", 7), ("listen", 11)],
             exact: true,
             text: None,
@@ -445,9 +473,8 @@ pub(super) mod tests {
         Fixture {
             name: "java",
             language: Language::Java,
-            source: &[
-                "package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n",
-            ],
+            extends: None,
+            source: "package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n",
             definitions: &[("Greeter", 3), ("greet", 4), ("Speaker", 9), ("greet", 10)],
             exact: true,
             text: None,
@@ -456,9 +483,8 @@ pub(super) mod tests {
         Fixture {
             name: "javascript",
             language: Language::JavaScript,
-            source: &[
-                "class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n",
-            ],
+            extends: None,
+            source: "class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n",
             definitions: &[("Widget", 1), ("render", 2), ("draw", 7), ("make", 11)],
             exact: true,
             text: None,
@@ -467,9 +493,8 @@ pub(super) mod tests {
         Fixture {
             name: "c with call references",
             language: Language::C,
-            source: &[
-                "#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n",
-            ],
+            extends: None,
+            source: "#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n",
             definitions: &[("point", 3), ("point_t", 5), ("square", 7), ("main", 11)],
             exact: false,
             text: Some(("square", "static int square(int v) {")),
@@ -478,9 +503,8 @@ pub(super) mod tests {
         Fixture {
             name: "c++ with call references",
             language: Language::Cpp,
-            source: &[
-                "namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n",
-            ],
+            extends: None,
+            source: "namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n",
             definitions: &[
                 ("geo", 1),
                 ("Shape", 3),
@@ -492,52 +516,22 @@ pub(super) mod tests {
             text: None,
             references: &["compute", "area", "clamp", "Shape"],
         },
-        Fixture {
-            name: "typescript",
-            language: Language::TypeScript,
-            source: &[TS_SOURCE],
-            definitions: &[
-                ("Store", 1),
-                ("get", 2),
-                ("MemoryStore", 5),
-                ("get", 6),
-                ("lookup", 11),
-                ("Item", 15),
-                ("Mode", 16),
-                ("build", 17),
-            ],
-            exact: true,
-            text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
-            references: &["lookup", "find", "Item", "MemoryStore", "Store"],
-        },
+        TYPESCRIPT,
         Fixture {
             name: "tsx: the typescript fixture and a component",
             language: Language::Tsx,
-            source: &[
-                TS_SOURCE,
-                "export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
-            ],
-            definitions: &[
-                ("Store", 1),
-                ("get", 2),
-                ("MemoryStore", 5),
-                ("get", 6),
-                ("lookup", 11),
-                ("Item", 15),
-                ("Mode", 16),
-                ("build", 17),
-                ("View", 18),
-            ],
+            extends: Some(&TYPESCRIPT),
+            source: "export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
+            definitions: &[("View", 18)],
             exact: true,
             text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
-            references: &["lookup", "find", "Item", "MemoryStore", "Store", "render"],
+            references: &["render"],
         },
         Fixture {
             name: "typescript field functions and private methods",
             language: Language::TypeScript,
-            source: &[
-                "class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n",
-            ],
+            extends: None,
+            source: "class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n",
             definitions: &[("Panel", 1), ("onClick", 2), ("#refresh", 5)],
             exact: true,
             text: None,
@@ -549,12 +543,13 @@ pub(super) mod tests {
     fn definitions_and_references_by_language() {
         for fixture in FIXTURES {
             let name = fixture.name;
-            let tags = extract(fixture.language, fixture.source.concat().as_bytes());
+            let (source, definitions, references) = fixture.whole();
+            let tags = extract(fixture.language, source.as_bytes());
             let found = names(&tags);
             if fixture.exact {
-                assert_eq!(found, fixture.definitions, "{name}: the definitions");
+                assert_eq!(found, definitions, "{name}: the definitions");
             } else {
-                for definition in fixture.definitions {
+                for definition in &definitions {
                     assert!(
                         found.contains(definition),
                         "{name}: {definition:?} is not among {found:?}"
@@ -569,7 +564,7 @@ pub(super) mod tests {
                     "{name}: the line of {defined}"
                 );
             }
-            for reference in fixture.references {
+            for reference in references {
                 assert!(
                     refers(&tags, reference),
                     "{name}: no reference to {reference}"
