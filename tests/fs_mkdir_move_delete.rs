@@ -25,10 +25,7 @@ fn notes_tree() -> Tree {
 // ---- mkdir ----------------------------------------------------------------------------------
 
 /// A call of `fs_mkdir`.
-const MKDIR: Case = Case {
-    tool: "fs_mkdir",
-    ..Case::DEFAULT
-};
+const MKDIR: Case = Case::of("fs_mkdir");
 
 const MKDIRS: &[Case] = &[
     Case {
@@ -110,8 +107,7 @@ fn mv(from: &str, to: &str) -> serde_json::Value {
 /// A call of `fs_move` on [`notes_tree`].
 const MOVE: Case = Case {
     tree: notes_tree,
-    tool: "fs_move",
-    ..Case::DEFAULT
+    ..Case::of("fs_move")
 };
 
 /// A call of `fs_move` on [`notes_tree`] that must leave it as it was.
@@ -266,8 +262,7 @@ fn linked_notes_tree() -> Tree {
 /// A call of `fs_delete` on [`notes_tree`].
 const DELETE: Case = Case {
     tree: notes_tree,
-    tool: "fs_delete",
-    ..Case::DEFAULT
+    ..Case::of("fs_delete")
 };
 
 /// A call of `fs_delete` on [`notes_tree`] that must leave it as it was.

@@ -25,10 +25,7 @@ fn write(server: &mut Server, path: &str, content: &str) -> String {
 }
 
 /// A call of `fs_write`.
-const WRITE: Case = Case {
-    tool: "fs_write",
-    ..Case::DEFAULT
-};
+const WRITE: Case = Case::of("fs_write");
 
 /// Writes that go through: the text they answer and the bytes (and mode) they leave.
 const WRITE_SUCCESSES: &[Case] = &[
@@ -299,10 +296,7 @@ fn replace_all_replaces_every_occurrence() {
 }
 
 /// A call of `fs_edit`.
-const EDIT: Case = Case {
-    tool: "fs_edit",
-    ..Case::DEFAULT
-};
+const EDIT: Case = Case::of("fs_edit");
 
 /// Edits that go through: the text they answer and the bytes (BOM, line endings, Unicode
 /// normalization) and mode they leave.

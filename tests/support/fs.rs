@@ -344,6 +344,14 @@ impl Case {
         reply: Reply::Said(""),
         after: &[],
     };
+
+    /// The [`Case::DEFAULT`]s with a call of `tool`, to complete a table's cases from.
+    pub const fn of(tool: &'static str) -> Case {
+        Case {
+            tool,
+            ..Case::DEFAULT
+        }
+    }
 }
 
 /// What a call must answer.
