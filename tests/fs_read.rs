@@ -7,6 +7,7 @@
 
 mod support;
 
+use Reply::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::fs::*;
@@ -34,14 +35,101 @@ fn read(server: &mut Server, args: serde_json::Value) -> String {
     fs_text(server, "fs_read", args)
 }
 
+const READ: Case = Case::of("fs_read");
+
+/// Whole reads: the text exactly, one leading BOM dropped, line endings kept.
+const WHOLE_READS: &[Case] = &[
+    Case {
+        name: "a whole read returns the text exactly",
+        tree: || Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n"),
+        args: || json!({"path": "notes/todo.md"}),
+        reply: Said("- buy milk\n- feed the yak\n"),
+        ..READ
+    },
+    Case {
+        // A decomposed accent, the Kelvin sign and the Greek question mark: NFC would turn each
+        // into something the file does not hold.
+        name: "a file reads as its exact characters whatever their normalization",
+        tree: cafe_tree,
+        args: || json!({"path": "cafe.txt"}),
+        reply: Said("cafe\u{301} au lait\n'K', '\u{212A}'\nwhy\u{37E}\n"),
+        ..READ
+    },
+    Case {
+        name: "one leading BOM is dropped",
+        tree: boms_tree,
+        args: || json!({"path": "one.txt"}),
+        reply: Said("hello\n"),
+        ..READ
+    },
+    Case {
+        name: "only one leading BOM is dropped",
+        tree: boms_tree,
+        args: || json!({"path": "two.txt"}),
+        reply: Said("\u{feff}hello\n"),
+        ..READ
+    },
+    Case {
+        name: "a BOM inside the text is kept",
+        tree: boms_tree,
+        args: || json!({"path": "inner.txt"}),
+        reply: Said("a\u{feff}b\n"),
+        ..READ
+    },
+    Case {
+        name: "CRLF line endings are kept in a whole read",
+        tree: endings_tree,
+        args: || json!({"path": "crlf.txt"}),
+        reply: Said("one\r\ntwo\r\n"),
+        ..READ
+    },
+    Case {
+        name: "mixed line endings are kept in a whole read",
+        tree: endings_tree,
+        args: || json!({"path": "mixed.txt"}),
+        reply: Said("a\r\nb\nc\rd"),
+        ..READ
+    },
+    Case {
+        name: "an empty file reads as empty text",
+        tree: || Tree::new().file("empty.txt", ""),
+        args: || json!({"path": "empty.txt"}),
+        reply: Said(""),
+        ..READ
+    },
+    Case {
+        name: "a served file beside an excluded one is read",
+        tree: || Tree::new().file("a.secret", "hush\n").file("a.txt", "ok\n"),
+        flags: &["--exclude", "**/*.secret"],
+        args: || json!({"path": "a.txt"}),
+        reply: Said("ok\n"),
+        ..READ
+    },
+];
+
+fn cafe_tree() -> Tree {
+    Tree::new().file(
+        "cafe.txt",
+        "cafe\u{301} au lait\n'K', '\u{212A}'\nwhy\u{37E}\n",
+    )
+}
+
+fn boms_tree() -> Tree {
+    Tree::new()
+        .file("one.txt", "\u{feff}hello\n")
+        .file("two.txt", "\u{feff}\u{feff}hello\n")
+        .file("inner.txt", "a\u{feff}b\n")
+}
+
+fn endings_tree() -> Tree {
+    Tree::new()
+        .file("crlf.txt", "one\r\ntwo\r\n")
+        .file("mixed.txt", "a\r\nb\nc\rd")
+}
+
 #[test]
-fn a_whole_read_returns_the_text_exactly() {
-    let tree = Tree::new().file("notes/todo.md", "- buy milk\n- feed the yak\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "notes/todo.md"})),
-        "- buy milk\n- feed the yak\n"
-    );
+fn whole_reads() {
+    run_cases(WHOLE_READS);
 }
 
 #[test]
@@ -52,135 +140,117 @@ fn a_whole_read_has_no_numbers_and_no_footer() {
     assert_eq!(text.as_bytes(), tree.bytes("log.txt"));
 }
 
-#[test]
-fn a_file_reads_as_its_exact_characters_whatever_their_normalization() {
-    // A decomposed accent, the Kelvin sign and the Greek question mark: NFC would turn each
-    // into something the file does not hold.
-    let text = "cafe\u{301} au lait\n'K', '\u{212A}'\nwhy\u{37E}\n";
-    let tree = Tree::new().file("cafe.txt", text);
-    let mut server = fs_server(&tree);
-    assert_eq!(read(&mut server, json!({"path": "cafe.txt"})), text);
-    assert_eq!(
-        read(&mut server, json!({"path": "cafe.txt", "offset": 2})),
-        "2\t'K', '\u{212A}'\n3\twhy\u{37E}\n\n[lines 2-3 of 3 total]"
-    );
-}
-
-#[test]
-fn exactly_one_leading_bom_is_dropped() {
-    let tree = Tree::new()
-        .file("one.txt", "\u{feff}hello\n")
-        .file("two.txt", "\u{feff}\u{feff}hello\n")
-        .file("inner.txt", "a\u{feff}b\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(read(&mut server, json!({"path": "one.txt"})), "hello\n");
-    assert_eq!(
-        read(&mut server, json!({"path": "two.txt"})),
-        "\u{feff}hello\n"
-    );
-    assert_eq!(
-        read(&mut server, json!({"path": "inner.txt"})),
-        "a\u{feff}b\n"
-    );
-}
-
-#[test]
-fn line_endings_are_kept_in_a_whole_read() {
-    let tree = Tree::new()
-        .file("crlf.txt", "one\r\ntwo\r\n")
-        .file("mixed.txt", "a\r\nb\nc\rd");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "crlf.txt"})),
-        "one\r\ntwo\r\n"
-    );
-    assert_eq!(
-        read(&mut server, json!({"path": "mixed.txt"})),
-        "a\r\nb\nc\rd"
-    );
-}
-
-#[test]
-fn an_empty_file_reads_as_empty_text() {
-    let tree = Tree::new().file("empty.txt", "");
-    let mut server = fs_server(&tree);
-    assert_eq!(read(&mut server, json!({"path": "empty.txt"})), "");
-}
-
-#[test]
-fn a_window_is_numbered_with_a_footer_as_in_the_reference_example() {
-    let tree = log_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(
-            &mut server,
-            json!({"path": "log.txt", "offset": 40, "limit": 3})
+/// Windows: numbered lines and a footer, carriage returns that end lines dropped.
+const WINDOWS: &[Case] = &[
+    Case {
+        name: "a window is numbered with a footer as in the reference example",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "offset": 40, "limit": 3}),
+        reply: Said(
+            "40\tconnecting\n41\thandshake ok\n42\tsending 12 frames\n\n[lines 40-42 of 900 total]",
         ),
-        "40\tconnecting\n41\thandshake ok\n42\tsending 12 frames\n\n[lines 40-42 of 900 total]"
-    );
-}
-
-#[test]
-fn an_offset_alone_reads_to_the_end() {
-    let tree = log_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "log.txt", "offset": 898})),
-        "898\tevent 898\n899\tevent 899\n900\tevent 900\n\n[lines 898-900 of 900 total]"
-    );
-}
-
-#[test]
-fn a_limit_alone_reads_from_the_first_line() {
-    let tree = log_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "log.txt", "limit": 2})),
-        "1\tevent 1\n2\tevent 2\n\n[lines 1-2 of 900 total]"
-    );
-}
-
-#[test]
-fn a_limit_beyond_the_end_stops_at_the_last_line() {
-    let tree = log_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(
-            &mut server,
-            json!({"path": "log.txt", "offset": 900, "limit": 50})
+        ..READ
+    },
+    Case {
+        name: "an offset alone reads to the end",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "offset": 898}),
+        reply: Said(
+            "898\tevent 898\n899\tevent 899\n900\tevent 900\n\n[lines 898-900 of 900 total]",
         ),
-        "900\tevent 900\n\n[lines 900-900 of 900 total]"
-    );
-}
+        ..READ
+    },
+    Case {
+        name: "a limit alone reads from the first line",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "limit": 2}),
+        reply: Said("1\tevent 1\n2\tevent 2\n\n[lines 1-2 of 900 total]"),
+        ..READ
+    },
+    Case {
+        name: "a limit beyond the end stops at the last line",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "offset": 900, "limit": 50}),
+        reply: Said("900\tevent 900\n\n[lines 900-900 of 900 total]"),
+        ..READ
+    },
+    Case {
+        name: "a window of a CRLF file has no carriage returns",
+        tree: || Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n"),
+        args: || json!({"path": "crlf.txt", "offset": 2, "limit": 2}),
+        reply: Said("2\ttwo\n3\tthree\n\n[lines 2-3 of 3 total]"),
+        ..READ
+    },
+    Case {
+        name: "a window removes only one trailing carriage return per line",
+        tree: || Tree::new().file("cr.txt", "a\rb\nc\r\r\nd"),
+        args: || json!({"path": "cr.txt", "offset": 1}),
+        reply: Said("1\ta\rb\n2\tc\r\n3\td\n\n[lines 1-3 of 3 total]"),
+        ..READ
+    },
+    Case {
+        name: "a window keeps the characters whatever their normalization",
+        tree: cafe_tree,
+        args: || json!({"path": "cafe.txt", "offset": 2}),
+        reply: Said("2\t'K', '\u{212A}'\n3\twhy\u{37E}\n\n[lines 2-3 of 3 total]"),
+        ..READ
+    },
+    Case {
+        name: "a window keeps the characters and drops the BOM",
+        tree: || Tree::new().file("u.txt", "\u{feff}cafe\u{301}\nsecond\n"),
+        args: || json!({"path": "u.txt", "limit": 5}),
+        reply: Said("1\tcafe\u{301}\n2\tsecond\n\n[lines 1-2 of 2 total]"),
+        ..READ
+    },
+    Case {
+        name: "a last line without a newline is still a line",
+        tree: || Tree::new().file("f.txt", "a\nb"),
+        args: || json!({"path": "f.txt", "offset": 2}),
+        reply: Said("2\tb\n\n[lines 2-2 of 2 total]"),
+        ..READ
+    },
+];
 
 #[test]
-fn a_window_of_a_crlf_file_has_no_carriage_returns() {
-    let tree = Tree::new().file("crlf.txt", "one\r\ntwo\r\nthree\r\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(
-            &mut server,
-            json!({"path": "crlf.txt", "offset": 2, "limit": 2})
-        ),
-        "2\ttwo\n3\tthree\n\n[lines 2-3 of 3 total]"
-    );
+fn windows() {
+    run_cases(WINDOWS);
 }
 
+/// An offset past the last line is an answer (not an error) that says how many lines there are.
+const PAST_THE_END: &[Case] = &[
+    Case {
+        name: "an offset far past the end",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "offset": 5000}),
+        reply: Said("'log.txt' has 900 lines; offset 5000 is past the end"),
+        ..READ
+    },
+    Case {
+        name: "an offset just past the end, with a limit",
+        tree: log_tree,
+        args: || json!({"path": "log.txt", "offset": 901, "limit": 1}),
+        reply: Said("'log.txt' has 900 lines; offset 901 is past the end"),
+        ..READ
+    },
+    Case {
+        name: "an offset past a last line without a newline",
+        tree: || Tree::new().file("f.txt", "a\nb"),
+        args: || json!({"path": "f.txt", "offset": 3}),
+        reply: Said("'f.txt' has 2 lines; offset 3 is past the end"),
+        ..READ
+    },
+    Case {
+        name: "an empty file has no lines",
+        tree: || Tree::new().file("empty.txt", ""),
+        args: || json!({"path": "empty.txt", "offset": 1}),
+        reply: Said("'empty.txt' has 0 lines; offset 1 is past the end"),
+        ..READ
+    },
+];
+
 #[test]
-fn reading_past_the_end_is_an_answer() {
-    let tree = log_tree();
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "log.txt", "offset": 5000})),
-        "'log.txt' has 900 lines; offset 5000 is past the end"
-    );
-    assert_eq!(
-        read(
-            &mut server,
-            json!({"path": "log.txt", "offset": 901, "limit": 1})
-        ),
-        "'log.txt' has 900 lines; offset 901 is past the end"
-    );
+fn reads_past_the_end() {
+    run_cases(PAST_THE_END);
 }
 
 #[test]
@@ -227,38 +297,55 @@ fn an_unknown_argument_is_refused() {
     );
 }
 
-#[test]
-fn a_missing_file_is_an_error() {
-    let tree = Tree::new().dir("notes");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(&mut server, "fs_read", json!({"path": "notes/gone.md"})),
-        "'notes/gone.md' does not exist"
-    );
-}
+/// Files `fs_read` cannot read.
+const READ_REFUSALS: &[Case] = &[
+    Case {
+        name: "a missing file is an error",
+        tree: || Tree::new().dir("notes"),
+        args: || json!({"path": "notes/gone.md"}),
+        reply: Refused("'notes/gone.md' does not exist"),
+        ..READ
+    },
+    Case {
+        name: "a directory is an error pointing at list",
+        tree: || Tree::new().file("notes/todo.md", "x"),
+        args: || json!({"path": "notes"}),
+        reply: Refused("'notes' is a directory; use fs_list to see what it holds"),
+        ..READ
+    },
+    Case {
+        name: "Latin-1 text is not UTF-8",
+        tree: not_utf8_tree,
+        args: || json!({"path": "latin1.txt"}),
+        reply: Refused("'latin1.txt' is not UTF-8 text"),
+        ..READ
+    },
+    Case {
+        name: "binary bytes are not UTF-8",
+        tree: not_utf8_tree,
+        args: || json!({"path": "bin.dat"}),
+        reply: Refused("'bin.dat' is not UTF-8 text"),
+        ..READ
+    },
+    Case {
+        name: "an excluded file is not served",
+        tree: || Tree::new().file("a.secret", "hush\n").file("a.txt", "ok\n"),
+        flags: &["--exclude", "**/*.secret"],
+        args: || json!({"path": "a.secret"}),
+        reply: Refused("'a.secret' is not served by this root"),
+        ..READ
+    },
+];
 
-#[test]
-fn a_directory_is_an_error_pointing_at_list() {
-    let tree = Tree::new().file("notes/todo.md", "x");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        fs_error(&mut server, "fs_read", json!({"path": "notes"})),
-        "'notes' is a directory; use fs_list to see what it holds"
-    );
-}
-
-#[test]
-fn bytes_that_are_not_utf8_are_an_error() {
-    let tree = Tree::new()
+fn not_utf8_tree() -> Tree {
+    Tree::new()
         .file("latin1.txt", b"caf\xe9\n")
-        .file("bin.dat", b"\xff\xfe\x00\x01");
-    let mut server = fs_server(&tree);
-    for path in ["latin1.txt", "bin.dat"] {
-        assert_eq!(
-            fs_error(&mut server, "fs_read", json!({"path": path})),
-            format!("'{path}' is not UTF-8 text")
-        );
-    }
+        .file("bin.dat", b"\xff\xfe\x00\x01")
+}
+
+#[test]
+fn read_refusals() {
+    run_cases(READ_REFUSALS);
 }
 
 #[test]
@@ -411,59 +498,4 @@ fn a_failed_read_carries_no_revisions() {
     // fs_error checks that an error result has no structuredContent.
     fs_error(&mut server, "fs_read", json!({"path": "notes"}));
     fs_error(&mut server, "fs_read", json!({"path": "missing"}));
-}
-
-#[test]
-fn an_excluded_file_is_not_served() {
-    let tree = Tree::new().file("a.secret", "hush\n").file("a.txt", "ok\n");
-    let mut server = fs_server_with(&tree, &["--exclude", "**/*.secret"]);
-    assert_eq!(
-        fs_error(&mut server, "fs_read", json!({"path": "a.secret"})),
-        "'a.secret' is not served by this root"
-    );
-    assert_eq!(read(&mut server, json!({"path": "a.txt"})), "ok\n");
-}
-
-#[test]
-fn a_window_removes_only_one_trailing_carriage_return_per_line() {
-    let tree = Tree::new().file("cr.txt", "a\rb\nc\r\r\nd");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "cr.txt", "offset": 1})),
-        "1\ta\rb\n2\tc\r\n3\td\n\n[lines 1-3 of 3 total]"
-    );
-}
-
-#[test]
-fn a_window_keeps_the_characters_and_drops_the_bom() {
-    let tree = Tree::new().file("u.txt", "\u{feff}cafe\u{301}\nsecond\n");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "u.txt", "limit": 5})),
-        "1\tcafe\u{301}\n2\tsecond\n\n[lines 1-2 of 2 total]"
-    );
-}
-
-#[test]
-fn a_last_line_without_a_newline_is_still_a_line() {
-    let tree = Tree::new().file("f.txt", "a\nb");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "f.txt", "offset": 2})),
-        "2\tb\n\n[lines 2-2 of 2 total]"
-    );
-    assert_eq!(
-        read(&mut server, json!({"path": "f.txt", "offset": 3})),
-        "'f.txt' has 2 lines; offset 3 is past the end"
-    );
-}
-
-#[test]
-fn an_empty_file_has_no_lines() {
-    let tree = Tree::new().file("empty.txt", "");
-    let mut server = fs_server(&tree);
-    assert_eq!(
-        read(&mut server, json!({"path": "empty.txt", "offset": 1})),
-        "'empty.txt' has 0 lines; offset 1 is past the end"
-    );
 }
