@@ -79,17 +79,20 @@ fn glob(server: &mut Server, args: Value) -> String {
 fn reference_glob_examples() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "*.md"})),
-        "notes/ideas.md\nnotes/todo.md"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "notes/*.md"})),
-        "notes/ideas.md\nnotes/todo.md"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "*.zzz"})),
-        "No matches for '*.zzz' under '.'"
+    says_each(
+        &mut server,
+        "fs_glob",
+        &[
+            (json!({"pattern": "*.md"}), "notes/ideas.md\nnotes/todo.md"),
+            (
+                json!({"pattern": "notes/*.md"}),
+                "notes/ideas.md\nnotes/todo.md",
+            ),
+            (
+                json!({"pattern": "*.zzz"}),
+                "No matches for '*.zzz' under '.'",
+            ),
+        ],
     );
 }
 
@@ -97,22 +100,26 @@ fn reference_glob_examples() {
 fn reference_grep_examples() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "TODO", "path": "src"})),
-        "src/app.raku:14:# TODO: retries\nsrc/lib/db.raku:203:# TODO: index this"
-    );
-    // The reference writes this pattern in Raku syntax (`^ sub \w+`, where white space is
-    // insignificant); in Rust syntax, which fsmcp speaks, the same search is `^sub \w+`.
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "^sub \\w+", "regex": true, "glob": "*.rakumod"})
-        ),
-        "lib/Thing.rakumod:12:sub parse-header(...)\nlib/Thing.rakumod:44:sub emit(...)"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "the", "max-results": 2})),
-        "notes/ideas.md:1:the first\nnotes/ideas.md:7:the second\n\n[stopped at 2 matching lines; raise max-results to see more]"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "TODO", "path": "src"}),
+                "src/app.raku:14:# TODO: retries\nsrc/lib/db.raku:203:# TODO: index this",
+            ),
+            // The reference writes this pattern in Raku syntax (`^ sub \w+`, where white space
+            // is insignificant); in Rust syntax, which fsmcp speaks, the same search is
+            // `^sub \w+`.
+            (
+                json!({"pattern": "^sub \\w+", "regex": true, "glob": "*.rakumod"}),
+                "lib/Thing.rakumod:12:sub parse-header(...)\nlib/Thing.rakumod:44:sub emit(...)",
+            ),
+            (
+                json!({"pattern": "the", "max-results": 2}),
+                "notes/ideas.md:1:the first\nnotes/ideas.md:7:the second\n\n[stopped at 2 matching lines; raise max-results to see more]",
+            ),
+        ],
     );
     let refused = fs_error(
         &mut server,
@@ -227,28 +234,31 @@ fn glob_dialect() {
 fn glob_below_a_directory_matches_paths_relative_to_it() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
-    assert_eq!(
-        glob(
-            &mut server,
-            json!({"pattern": "archive/*", "path": "notes"})
-        ),
-        "notes/archive/2023.txt"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "*.raku", "path": "src"})),
-        "src/app.raku\nsrc/lib/db.raku"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "src/*", "path": "src"})),
-        "No matches for 'src/*' under 'src'"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "*.md", "path": "notes/"})),
-        "notes/ideas.md\nnotes/todo.md"
-    );
-    assert_eq!(
-        glob(&mut server, json!({"pattern": "*.md", "path": "."})),
-        "notes/ideas.md\nnotes/todo.md"
+    says_each(
+        &mut server,
+        "fs_glob",
+        &[
+            (
+                json!({"pattern": "archive/*", "path": "notes"}),
+                "notes/archive/2023.txt",
+            ),
+            (
+                json!({"pattern": "*.raku", "path": "src"}),
+                "src/app.raku\nsrc/lib/db.raku",
+            ),
+            (
+                json!({"pattern": "src/*", "path": "src"}),
+                "No matches for 'src/*' under 'src'",
+            ),
+            (
+                json!({"pattern": "*.md", "path": "notes/"}),
+                "notes/ideas.md\nnotes/todo.md",
+            ),
+            (
+                json!({"pattern": "*.md", "path": "."}),
+                "notes/ideas.md\nnotes/todo.md",
+            ),
+        ],
     );
 }
 
@@ -292,65 +302,58 @@ fn glob_shows_only_what_the_root_serves() {
 fn glob_refusals() {
     let tree = reference_tree().symlink("via", "notes");
     let mut server = fs_server(&tree);
-    let refused = |server: &mut Server, args: Value| fs_error(server, "fs_glob", args);
-    assert_eq!(
-        refused(&mut server, json!({"pattern": ""})),
-        "pattern must not be empty"
-    );
-    assert_eq!(
-        refused(
-            &mut server,
-            json!({"pattern": "*", "path": "notes/todo.md"})
-        ),
-        "'notes/todo.md' is not a directory"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*", "path": "nowhere"})),
-        does_not_exist("nowhere")
-    );
-    assert_eq!(
-        refused(
-            &mut server,
-            json!({"pattern": "*", "path": "notes/todo.md/x"})
-        ),
-        does_not_exist("notes/todo.md/x")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*", "path": "../notes"})),
-        invalid_path("../notes")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*", "path": "via"})),
-        through_symlink("via")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*", "path": "via/archive"})),
-        through_symlink("via/archive")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*", "path": ".git"})),
-        "'.git' is not served by this root"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "*".repeat(3), "path": 7})),
-        schema_error("fs_glob", "data/path must be string")
-    );
-    // A pattern too long or too odd to compile is refused, not a crash.
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "?".repeat(300_000)})),
-        "pattern is too large to compile; shorten it"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "[ab"})),
-        "Invalid glob pattern '[ab': unclosed character class; missing ']'"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "[z-a]"})),
-        "Invalid glob pattern '[z-a]': invalid range; 'z' > 'a'"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "  "})),
-        "pattern must not be empty"
+    refuses_each(
+        &mut server,
+        "fs_glob",
+        &[
+            (json!({"pattern": ""}), "pattern must not be empty"),
+            (
+                json!({"pattern": "*", "path": "notes/todo.md"}),
+                "'notes/todo.md' is not a directory",
+            ),
+            (
+                json!({"pattern": "*", "path": "nowhere"}),
+                &does_not_exist("nowhere"),
+            ),
+            (
+                json!({"pattern": "*", "path": "notes/todo.md/x"}),
+                &does_not_exist("notes/todo.md/x"),
+            ),
+            (
+                json!({"pattern": "*", "path": "../notes"}),
+                &invalid_path("../notes"),
+            ),
+            (
+                json!({"pattern": "*", "path": "via"}),
+                &through_symlink("via"),
+            ),
+            (
+                json!({"pattern": "*", "path": "via/archive"}),
+                &through_symlink("via/archive"),
+            ),
+            (
+                json!({"pattern": "*", "path": ".git"}),
+                "'.git' is not served by this root",
+            ),
+            (
+                json!({"pattern": "*".repeat(3), "path": 7}),
+                &schema_error("fs_glob", "data/path must be string"),
+            ),
+            // A pattern too long or too odd to compile is refused, not a crash.
+            (
+                json!({"pattern": "?".repeat(300_000)}),
+                "pattern is too large to compile; shorten it",
+            ),
+            (
+                json!({"pattern": "[ab"}),
+                "Invalid glob pattern '[ab': unclosed character class; missing ']'",
+            ),
+            (
+                json!({"pattern": "[z-a]"}),
+                "Invalid glob pattern '[z-a]': invalid range; 'z' > 'a'",
+            ),
+            (json!({"pattern": "  "}), "pattern must not be empty"),
+        ],
     );
     assert_eq!(
         glob(&mut server, json!({"pattern": "*".repeat(4096)})),
@@ -388,23 +391,23 @@ fn a_long_glob_answer_stops_at_a_whole_path() {
 fn grep_is_literal_unless_asked() {
     let tree = Tree::new().file("a.txt", "a.b\naxb\n[ab]\n$x\n");
     let mut server = fs_server(&tree);
-    assert_eq!(grep(&mut server, json!({"pattern": "a.b"})), "a.txt:1:a.b");
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "a.b", "regex": true})),
-        "a.txt:1:a.b\na.txt:2:axb"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "[ab]"})),
-        "a.txt:3:[ab]"
-    );
-    assert_eq!(grep(&mut server, json!({"pattern": "$x"})), "a.txt:4:$x");
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "A.B"})),
-        "No matches for 'A.B' under '.'"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "(?i)A.B", "regex": true})),
-        "a.txt:1:a.b\na.txt:2:axb"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (json!({"pattern": "a.b"}), "a.txt:1:a.b"),
+            (
+                json!({"pattern": "a.b", "regex": true}),
+                "a.txt:1:a.b\na.txt:2:axb",
+            ),
+            (json!({"pattern": "[ab]"}), "a.txt:3:[ab]"),
+            (json!({"pattern": "$x"}), "a.txt:4:$x"),
+            (json!({"pattern": "A.B"}), "No matches for 'A.B' under '.'"),
+            (
+                json!({"pattern": "(?i)A.B", "regex": true}),
+                "a.txt:1:a.b\na.txt:2:axb",
+            ),
+        ],
     );
 }
 
@@ -412,20 +415,23 @@ fn grep_is_literal_unless_asked() {
 fn grep_searches_a_directory_or_one_file() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "TODO", "path": "src/lib/db.raku"})
-        ),
-        "src/lib/db.raku:203:# TODO: index this"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "TODO", "path": "src/lib"})),
-        "src/lib/db.raku:203:# TODO: index this"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "TODO", "path": "notes"})),
-        "No matches for 'TODO' under 'notes'"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "TODO", "path": "src/lib/db.raku"}),
+                "src/lib/db.raku:203:# TODO: index this",
+            ),
+            (
+                json!({"pattern": "TODO", "path": "src/lib"}),
+                "src/lib/db.raku:203:# TODO: index this",
+            ),
+            (
+                json!({"pattern": "TODO", "path": "notes"}),
+                "No matches for 'TODO' under 'notes'",
+            ),
+        ],
     );
 }
 
@@ -433,24 +439,27 @@ fn grep_searches_a_directory_or_one_file() {
 fn grep_filters_by_file_name_at_any_depth() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "sub ", "glob": "*.raku"})),
-        "lib/Other.raku:1:sub elsewhere(...)"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "TODO", "glob": "db.*"})),
-        "src/lib/db.raku:203:# TODO: index this"
-    );
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "TODO", "glob": "app.raku", "path": "src/app.raku"})
-        ),
-        "src/app.raku:14:# TODO: retries"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "TODO", "glob": "*.md"})),
-        "No matches for 'TODO' under '.'"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "sub ", "glob": "*.raku"}),
+                "lib/Other.raku:1:sub elsewhere(...)",
+            ),
+            (
+                json!({"pattern": "TODO", "glob": "db.*"}),
+                "src/lib/db.raku:203:# TODO: index this",
+            ),
+            (
+                json!({"pattern": "TODO", "glob": "app.raku", "path": "src/app.raku"}),
+                "src/app.raku:14:# TODO: retries",
+            ),
+            (
+                json!({"pattern": "TODO", "glob": "*.md"}),
+                "No matches for 'TODO' under '.'",
+            ),
+        ],
     );
 }
 
@@ -460,18 +469,24 @@ fn context_groups_are_separated_within_and_across_files() {
         .file("a.txt", "one\nhit\ntwo\nthree\nfour\nhit\n")
         .file("b.txt", "hit\nafter\n");
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit", "context": 1})),
-        "a.txt-1-one\na.txt:2:hit\na.txt-3-two\n--\na.txt-5-four\na.txt:6:hit\n--\nb.txt:1:hit\nb.txt-2-after"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit", "context": 2})),
-        "a.txt-1-one\na.txt:2:hit\na.txt-3-two\na.txt-4-three\na.txt-5-four\na.txt:6:hit\n--\nb.txt:1:hit\nb.txt-2-after"
-    );
-    // Without context there are no separators.
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit"})),
-        "a.txt:2:hit\na.txt:6:hit\nb.txt:1:hit"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "hit", "context": 1}),
+                "a.txt-1-one\na.txt:2:hit\na.txt-3-two\n--\na.txt-5-four\na.txt:6:hit\n--\nb.txt:1:hit\nb.txt-2-after",
+            ),
+            (
+                json!({"pattern": "hit", "context": 2}),
+                "a.txt-1-one\na.txt:2:hit\na.txt-3-two\na.txt-4-three\na.txt-5-four\na.txt:6:hit\n--\nb.txt:1:hit\nb.txt-2-after",
+            ),
+            // Without context there are no separators.
+            (
+                json!({"pattern": "hit"}),
+                "a.txt:2:hit\na.txt:6:hit\nb.txt:1:hit",
+            ),
+        ],
     );
 }
 
@@ -483,33 +498,33 @@ fn max_results_counts_matching_lines_and_says_so_only_when_more_exist() {
     let mut server = fs_server(&tree);
     let notice =
         |n: u64| format!("\n\n[stopped at {n} matching lines; raise max-results to see more]");
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit", "max-results": 4})),
-        "a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3\nb.txt:1:hit 4"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit", "max-results": 3})),
-        format!("a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3{}", notice(3))
-    );
-    // The trailing context of the last match shown is kept; the leading context of the next
-    // is not.
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "hit", "max-results": 2, "context": 2})
-        ),
-        format!(
-            "a.txt:1:hit 1\na.txt-2-ctx\na.txt:3:hit 2\na.txt-4-ctx\na.txt-5-ctx{}",
-            notice(2)
-        )
-    );
-    // Context lines never count against max-results.
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "hit 4", "max-results": 1, "context": 20})
-        ),
-        "b.txt:1:hit 4"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "hit", "max-results": 4}),
+                "a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3\nb.txt:1:hit 4",
+            ),
+            (
+                json!({"pattern": "hit", "max-results": 3}),
+                &format!("a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3{}", notice(3)),
+            ),
+            // The trailing context of the last match shown is kept; the leading context of the
+            // next is not.
+            (
+                json!({"pattern": "hit", "max-results": 2, "context": 2}),
+                &format!(
+                    "a.txt:1:hit 1\na.txt-2-ctx\na.txt:3:hit 2\na.txt-4-ctx\na.txt-5-ctx{}",
+                    notice(2)
+                ),
+            ),
+            // Context lines never count against max-results.
+            (
+                json!({"pattern": "hit 4", "max-results": 1, "context": 20}),
+                "b.txt:1:hit 4",
+            ),
+        ],
     );
 }
 
@@ -567,20 +582,23 @@ fn line_endings_byte_order_marks_and_long_lines() {
         .file("long.txt", format!("{long}\n"))
         .file("no-newline.txt", "x\nneedle at the end");
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "needle", "path": "crlf.txt", "context": 1})
-        ),
-        "crlf.txt-1-first\ncrlf.txt:2:needle here\ncrlf.txt-3-last"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "here$", "regex": true})),
-        "crlf.txt:2:needle here"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "^needle at", "regex": true})),
-        "bom.txt:1:needle at the start\nno-newline.txt:2:needle at the end"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "needle", "path": "crlf.txt", "context": 1}),
+                "crlf.txt-1-first\ncrlf.txt:2:needle here\ncrlf.txt-3-last",
+            ),
+            (
+                json!({"pattern": "here$", "regex": true}),
+                "crlf.txt:2:needle here",
+            ),
+            (
+                json!({"pattern": "^needle at", "regex": true}),
+                "bom.txt:1:needle at the start\nno-newline.txt:2:needle at the end",
+            ),
+        ],
     );
     let shown = grep(
         &mut server,
@@ -668,33 +686,36 @@ fn grep_refusals() {
     let tree = reference_tree().fifo("pipe");
     let mut server = fs_server(&tree);
     let refused = |server: &mut Server, args: Value| fs_error(server, "fs_grep", args);
-    assert_eq!(
-        refused(&mut server, json!({"pattern": ""})),
-        "pattern must not be empty"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "glob": "src/[a"})),
-        "Invalid glob 'src/[a': unclosed character class; missing ']'"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "glob": ""})),
-        "glob must not be empty; leave it out to search every file"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "path": "nowhere"})),
-        does_not_exist("nowhere")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "path": "a/../src"})),
-        invalid_path("a/../src")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "path": "pipe"})),
-        "'pipe' is not a regular file"
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "two\nlines"})),
-        "pattern must not contain a line break; grep matches one line at a time"
+    refuses_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (json!({"pattern": ""}), "pattern must not be empty"),
+            (
+                json!({"pattern": "x", "glob": "src/[a"}),
+                "Invalid glob 'src/[a': unclosed character class; missing ']'",
+            ),
+            (
+                json!({"pattern": "x", "glob": ""}),
+                "glob must not be empty; leave it out to search every file",
+            ),
+            (
+                json!({"pattern": "x", "path": "nowhere"}),
+                &does_not_exist("nowhere"),
+            ),
+            (
+                json!({"pattern": "x", "path": "a/../src"}),
+                &invalid_path("a/../src"),
+            ),
+            (
+                json!({"pattern": "x", "path": "pipe"}),
+                "'pipe' is not a regular file",
+            ),
+            (
+                json!({"pattern": "two\nlines"}),
+                "pattern must not contain a line break; grep matches one line at a time",
+            ),
+        ],
     );
     // The pattern is judged before the path is looked at, let alone any file opened.
     let bad = refused(
@@ -711,25 +732,31 @@ fn grep_refusals() {
         big.starts_with("Invalid regex pattern 'a{1000}{1000}': ") && big.contains("size limit"),
         "{big}"
     );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x".repeat(100_000)})),
-        "pattern is too large to compile; shorten it"
-    );
     let nested = "(".repeat(10_000) + &")".repeat(10_000);
     let deep = refused(&mut server, json!({"pattern": nested, "regex": true}));
     assert!(deep.starts_with("Invalid regex pattern '(((("), "{deep}");
-    // The schema's bounds.
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "context": 21})),
-        schema_error("fs_grep", "data/context must be <= 20")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "max-results": 0})),
-        schema_error("fs_grep", "data/max-results must be >= 1")
-    );
-    assert_eq!(
-        refused(&mut server, json!({"pattern": "x", "regex": "yes"})),
-        schema_error("fs_grep", "data/regex must be boolean")
+    refuses_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "x".repeat(100_000)}),
+                "pattern is too large to compile; shorten it",
+            ),
+            // The schema's bounds.
+            (
+                json!({"pattern": "x", "context": 21}),
+                &schema_error("fs_grep", "data/context must be <= 20"),
+            ),
+            (
+                json!({"pattern": "x", "max-results": 0}),
+                &schema_error("fs_grep", "data/max-results must be >= 1"),
+            ),
+            (
+                json!({"pattern": "x", "regex": "yes"}),
+                &schema_error("fs_grep", "data/regex must be boolean"),
+            ),
+        ],
     );
     // Integral numbers are integers.
     assert_eq!(
@@ -886,38 +913,29 @@ fn grep_ignores_case_when_asked() {
         .file("a.txt", "TODO one\ntodo two\nToDo (x)\nnothing\n")
         .file("b.txt", "Straße\nSTRASSE\n");
     let mut server = fs_server(&tree);
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "todo", "case-insensitive": true})
-        ),
-        "a.txt:1:TODO one\na.txt:2:todo two\na.txt:3:ToDo (x)"
-    );
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "todo"})),
-        "a.txt:2:todo two"
-    );
-    // A literal stays literal; a regex's classes fold too.
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "TODO (X)", "case-insensitive": true})
-        ),
-        "a.txt:3:ToDo (x)"
-    );
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "^[a-z]+ two$", "regex": true, "case-insensitive": true})
-        ),
-        "a.txt:2:todo two"
-    );
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "straße", "case-insensitive": true})
-        ),
-        "b.txt:1:Straße"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "todo", "case-insensitive": true}),
+                "a.txt:1:TODO one\na.txt:2:todo two\na.txt:3:ToDo (x)",
+            ),
+            (json!({"pattern": "todo"}), "a.txt:2:todo two"),
+            // A literal stays literal; a regex's classes fold too.
+            (
+                json!({"pattern": "TODO (X)", "case-insensitive": true}),
+                "a.txt:3:ToDo (x)",
+            ),
+            (
+                json!({"pattern": "^[a-z]+ two$", "regex": true, "case-insensitive": true}),
+                "a.txt:2:todo two",
+            ),
+            (
+                json!({"pattern": "straße", "case-insensitive": true}),
+                "b.txt:1:Straße",
+            ),
+        ],
     );
     assert_eq!(
         fs_error(
@@ -937,45 +955,41 @@ fn grep_lists_files_or_counts_when_asked() {
         .file("b/d.txt", "hit\n")
         .file("e.txt", "hit\n");
     let mut server = fs_server(&tree);
-    let files = |server: &mut Server, extra: Value| {
-        let mut args = json!({"pattern": "hit", "output": "files"});
-        args.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        grep(server, args)
-    };
-    assert_eq!(files(&mut server, json!({})), "a.txt\nb/d.txt\ne.txt");
-    assert_eq!(
-        grep(&mut server, json!({"pattern": "hit", "output": "count"})),
-        "a.txt:2\nb/d.txt:1\ne.txt:1"
-    );
-    // Context has no say in a list of files.
-    assert_eq!(
-        files(&mut server, json!({"context": 3})),
-        "a.txt\nb/d.txt\ne.txt"
-    );
-    // max-results counts files, and the notice says so.
-    assert_eq!(
-        files(&mut server, json!({"max-results": 2})),
-        "a.txt\nb/d.txt\n\n[stopped at 2 files; raise max-results to see more]"
-    );
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "hit", "output": "count", "max-results": 3})
-        ),
-        "a.txt:2\nb/d.txt:1\ne.txt:1"
-    );
-    assert_eq!(
-        grep(
-            &mut server,
-            json!({"pattern": "hit", "output": "lines", "max-results": 1})
-        ),
-        "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]"
-    );
-    assert_eq!(
-        files(&mut server, json!({"pattern": "nowhere"})),
-        "No matches for 'nowhere' under '.'"
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "hit", "output": "files"}),
+                "a.txt\nb/d.txt\ne.txt",
+            ),
+            (
+                json!({"pattern": "hit", "output": "count"}),
+                "a.txt:2\nb/d.txt:1\ne.txt:1",
+            ),
+            // Context has no say in a list of files.
+            (
+                json!({"pattern": "hit", "output": "files", "context": 3}),
+                "a.txt\nb/d.txt\ne.txt",
+            ),
+            // max-results counts files, and the notice says so.
+            (
+                json!({"pattern": "hit", "output": "files", "max-results": 2}),
+                "a.txt\nb/d.txt\n\n[stopped at 2 files; raise max-results to see more]",
+            ),
+            (
+                json!({"pattern": "hit", "output": "count", "max-results": 3}),
+                "a.txt:2\nb/d.txt:1\ne.txt:1",
+            ),
+            (
+                json!({"pattern": "hit", "output": "lines", "max-results": 1}),
+                "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]",
+            ),
+            (
+                json!({"pattern": "nowhere", "output": "files"}),
+                "No matches for 'nowhere' under '.'",
+            ),
+        ],
     );
     assert_eq!(
         fs_error(

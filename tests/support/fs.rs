@@ -92,6 +92,13 @@ pub fn fs_revisions(server: &mut Server, tool: &str, args: Value) -> Value {
     structured.unwrap_or_else(|| panic!("{tool} {args} returned no structuredContent"))
 }
 
+/// Checks that each call of `tool` succeeds with exactly its text; a failure names the call.
+pub fn says_each(server: &mut Server, tool: &str, cases: &[(Value, &str)]) {
+    for (args, text) in cases {
+        assert_eq!(fs_text(server, tool, args.clone()), *text, "{tool} {args}");
+    }
+}
+
 /// The message of a call that must fail: `isError`, one text block, no `structuredContent`.
 pub fn fs_error(server: &mut Server, tool: &str, args: Value) -> String {
     let result = server.call_result(tool, args.clone());
