@@ -341,14 +341,15 @@ pub struct Case {
 
 impl Case {
     /// The defaults a case's `..Case::DEFAULT` fills in: an empty root, no extra flags, nothing
-    /// checked on disk. Its `name`, `tool`, `args` and `reply` are always given.
+    /// checked on disk. Its `name`, `tool`, `args` and `reply` are always given (a case without
+    /// them fails).
     pub const DEFAULT: Case = Case {
         name: "",
         tree: Tree::new,
         flags: &[],
         tool: "",
         args: || json!({}),
-        reply: Reply::Said(""),
+        reply: Reply::Missing,
         after: &[],
     };
 
@@ -368,6 +369,8 @@ pub enum Reply {
     Said(&'static str),
     /// Refusal (`isError`), with exactly this message.
     Refused(&'static str),
+    /// None given ([`Case::DEFAULT`]'s): the case fails, so no case checks nothing.
+    Missing,
 }
 
 /// Something that must hold under the root after the call.
@@ -389,6 +392,10 @@ pub enum After {
 
 impl Case {
     fn run(&self) {
+        assert!(
+            !self.name.is_empty() && !self.tool.is_empty(),
+            "a case without a name or a tool"
+        );
         let tree = (self.tree)();
         let before = self
             .after
@@ -410,6 +417,7 @@ impl Case {
                 message,
                 "{args}"
             ),
+            Reply::Missing => panic!("the case says nothing about the reply to {args}"),
         }
         for after in self.after {
             match *after {
