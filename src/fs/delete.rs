@@ -1,5 +1,7 @@
 //! `delete`: remove a file, a link, an empty directory, or a whole tree.
 
+use serde_json::{Map, Value, json};
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::Expected;
@@ -7,7 +9,6 @@ use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, answer, bool_arg, str_arg};
 use crate::root::{Node, Removal, RemoveError};
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

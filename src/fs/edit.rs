@@ -1,14 +1,16 @@
 //! `edit`: replace one exact run of text (or every run, with `replace-all`).
 
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+use unicode_normalization::UnicodeNormalization;
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
-use std::borrow::Cow;
-use unicode_normalization::UnicodeNormalization;
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

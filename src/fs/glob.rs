@@ -15,6 +15,8 @@
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 
+use serde_json::{Map, Value, json};
+
 use super::answer::{FsAnswer, answer_budget, no_matches, output_stopped, too_deep_notice};
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
@@ -23,7 +25,6 @@ use super::shown::shown_path;
 use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::measure::escaped_len;
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

@@ -1,5 +1,7 @@
 //! `list`: the entries of one directory.
 
+use serde_json::{Map, Value, json};
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::revisions_value;
@@ -8,7 +10,6 @@ use super::{Fs, FsError, Kind, OverLimit, answer, path_or_root};
 use crate::measure::escaped_len;
 use crate::root::{EntryKind, Node};
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

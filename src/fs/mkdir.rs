@@ -1,5 +1,7 @@
 //! `mkdir`: create a directory and any missing parents.
 
+use serde_json::{Map, Value, json};
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::Expected;
@@ -7,7 +9,6 @@ use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, answer, str_arg};
 use crate::root::{ChainError, CreateError, Node, RelPath};
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

@@ -1,9 +1,9 @@
-//! `read`: a file's text, whole or as a numbered window.
-//!
 //! `read`: the text of a file, whole or as a numbered window, bounded by the result budget.
 //!
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
 //! keeps only what the answer shows, so memory stays bounded whatever the file size.
+
+use serde_json::{Map, Value, json};
 
 use super::answer::{FsAnswer, RESULT_HEADROOM};
 use super::locate::FsPath;
@@ -12,7 +12,6 @@ use super::{Fs, FsError, Kind, OverLimit, Published, answer, str_arg};
 use crate::measure::escaped_len;
 use crate::root::RootError;
 use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

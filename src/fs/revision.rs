@@ -2,11 +2,12 @@
 //! mutation conditional. Files hash their exact bytes, links their target text, directories a
 //! canonical description of the served tree below them.
 
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
 use super::{Fs, FsError};
 use crate::digest::{DigestCache, DigestError, hex, sha256_hex};
 use crate::root::{Location, Node, RelPath};
-use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 /// The only revision scheme.
 pub const SCHEME: &str = "sha256-v1";

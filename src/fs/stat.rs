@@ -1,12 +1,13 @@
 //! `stat`: seven lines about one path.
 
+use serde_json::{Map, Value, json};
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::revisions_value;
 use super::{Fs, FsError, Kind, answer, str_arg};
 use crate::root::Node;
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

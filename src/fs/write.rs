@@ -1,5 +1,7 @@
 //! `write`: replace or create a file whose directory exists.
 
+use serde_json::{Map, Value, json};
+
 use super::answer::FsAnswer;
 use super::locate::FsPath;
 use super::revision::Expected;
@@ -7,7 +9,6 @@ use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
 use crate::root::{Location, Node};
 use crate::tools::{Tool, ToolOutput, object_schema};
-use serde_json::{Map, Value, json};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(

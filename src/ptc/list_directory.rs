@@ -1,32 +1,29 @@
-//! `list_directory`: sorted entries directly under a relative prefix.
-//!
-//! One level of a directory, paged.
+//! `list_directory`: the served entries directly under a relative prefix, sorted and paged.
+
+use serde_json::{Map, Value, json};
 
 use super::cursor::{integer_position, scope_of, state_of};
 use super::{
     Candidate, Limit, MAX_PAGE_ITEMS, Page, Ptc, PtcError, limit_of, page_properties, paged_output,
 };
 use crate::root::RelPath;
-use crate::tools::{Tool, ToolOutput, ToolSpec, object_schema, optional_str};
-use serde_json::{Map, Value, json};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 
 pub(super) fn tool() -> Tool<Ptc> {
     let mut properties = Map::new();
     properties.insert("path".into(), json!({"type": "string"}));
     page_properties(&mut properties, None);
-    let spec = ToolSpec {
-        name: "list_directory".into(),
-        title: "List directory",
-        description: "Sorted entries directly under a relative prefix. Follow next_cursor until null.",
-        input_schema: object_schema(properties, &[]),
-        output_schema: Some(paged_output(json!({
+    super::tool(
+        "list_directory",
+        "List directory",
+        "Sorted entries directly under a relative prefix. Follow next_cursor until null.",
+        object_schema(properties, &[]),
+        paged_output(json!({
             "name": {"type": "string"}, "kind": {"type": "string"}, "path": {"type": "string"}
-        }))),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-    };
-    Tool { spec, run }
+        })),
+        true,
+        run,
+    )
 }
 
 fn run(ptc: &Ptc, arguments: &Map<String, Value>) -> Result<ToolOutput, PtcError> {

@@ -36,7 +36,7 @@ pub use terms::{Terms, parse_terms};
 
 use crate::digest::{DigestCache, Key};
 use crate::root::Root;
-use crate::tools::{BoundTool, Tool, ToolSet, positive_safe_integer};
+use crate::tools::{BoundTool, Run, Tool, ToolSet, ToolSpec, positive_safe_integer};
 
 /// Most items one list or search page may hold.
 pub const MAX_PAGE_ITEMS: u64 = 200;
@@ -113,6 +113,37 @@ impl Ptc {
         cursor
             .map(|c| self.codec.decode(c, scope, state))
             .transpose()
+    }
+}
+
+/// A ptc tool: each publishes its behaviour hints and reserves no argument.
+fn tool(
+    name: &str,
+    title: &'static str,
+    description: &'static str,
+    input_schema: Value,
+    output_schema: Value,
+    read_only: bool,
+    run: Run<Ptc>,
+) -> Tool<Ptc> {
+    let spec = ToolSpec {
+        name: name.to_owned(),
+        title,
+        description,
+        input_schema,
+        output_schema: Some(output_schema),
+        read_only,
+        hints: true,
+        reserved: &[],
+    };
+    Tool { spec, run }
+}
+
+/// A `path` argument that must be a string (the schema has checked its presence).
+fn string_path(arguments: &Map<String, Value>) -> Result<&str, PtcError> {
+    match arguments.get("path") {
+        Some(Value::String(path)) => Ok(path),
+        _ => Err(PtcError::PathNotString),
     }
 }
 

@@ -1,6 +1,7 @@
-//! `read_text_file`: exact UTF-8 chunks of one file, from its start or a 1-based line.
-//!
-//! Exact UTF-8 chunks of one file, paged by byte offset, optionally from a 1-based line.
+//! `read_text_file`: exact UTF-8 chunks of one file, paged by byte offset, from its start or
+//! from a 1-based line.
+
+use serde_json::{Map, Value, json};
 
 use super::cursor::{integer_position, scope_of, state_of};
 use super::utf8::valid_prefix;
@@ -9,10 +10,7 @@ use crate::config::Limits;
 use crate::config::limits::READ_CHUNK_BYTES;
 use crate::digest::HashBudget;
 use crate::root::{ReadFile, RelPath};
-use crate::tools::{
-    Tool, ToolOutput, ToolSpec, object_schema, optional_str, positive_safe_integer,
-};
-use serde_json::{Map, Value, json};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 
 pub(super) fn tool(limits: &Limits) -> Tool<Ptc> {
     let mut properties = Map::new();
@@ -22,25 +20,21 @@ pub(super) fn tool(limits: &Limits) -> Tool<Ptc> {
         json!({"type": "integer", "minimum": 1}),
     );
     page_properties(&mut properties, Some(limits.max_read_chunks()));
-    let spec = ToolSpec {
-        name: "read_text_file".into(),
-        title: "Read text file",
-        description: "Bounded exact UTF-8 chunks of live bytes. Concatenate item text and follow next_cursor. Pass start_line to begin at a 1-based line instead of the start of the file; only the bytes actually returned must decode as UTF-8.",
-        input_schema: object_schema(properties, &["path"]),
-        output_schema: Some(paged_output(json!({
+    super::tool(
+        "read_text_file",
+        "Read text file",
+        "Bounded exact UTF-8 chunks of live bytes. Concatenate item text and follow next_cursor. Pass start_line to begin at a 1-based line instead of the start of the file; only the bytes actually returned must decode as UTF-8.",
+        object_schema(properties, &["path"]),
+        paged_output(json!({
             "byte_offset": {"type": "integer"}, "text": {"type": "string"}
-        }))),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-    };
-    Tool { spec, run }
+        })),
+        true,
+        run,
+    )
 }
 
 fn run(ptc: &Ptc, arguments: &Map<String, Value>) -> Result<ToolOutput, PtcError> {
-    let Some(Value::String(path)) = arguments.get("path") else {
-        return Err(PtcError::PathNotString);
-    };
+    let path = super::string_path(arguments)?;
     let start_line = arguments.get("start_line").map(positive_safe_integer);
     let page = ptc.read_text_file(
         path,

@@ -1,6 +1,9 @@
-//! `search_files`: sorted served paths containing any of the terms.
-//!
-//! Paths containing any of the terms, across the whole root, paged.
+//! `search_files`: the served paths across the whole root containing any of the terms,
+//! sorted and paged.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
 
 use super::cursor::{integer_position, scope_of, state_of};
 use super::{
@@ -8,25 +11,21 @@ use super::{
     paged_output, term_properties, terms_of,
 };
 use crate::root::RelPath;
-use crate::tools::{Tool, ToolOutput, ToolSpec, object_schema, optional_str};
-use serde_json::{Map, Value, json};
-use std::sync::Arc;
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 
 pub(super) fn tool() -> Tool<Ptc> {
     let mut properties = Map::new();
     term_properties(&mut properties);
     page_properties(&mut properties, None);
-    let spec = ToolSpec {
-        name: "search_files".into(),
-        title: "Search files",
-        description: "Sorted paths containing a literal substring. Pass any_of instead of query to match any of several substrings, and case_insensitive to fold ASCII letters. Follow next_cursor until null.",
-        input_schema: object_schema(properties, &[]),
-        output_schema: Some(paged_output(json!({"path": {"type": "string"}}))),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-    };
-    Tool { spec, run }
+    super::tool(
+        "search_files",
+        "Search files",
+        "Sorted paths containing a literal substring. Pass any_of instead of query to match any of several substrings, and case_insensitive to fold ASCII letters. Follow next_cursor until null.",
+        object_schema(properties, &[]),
+        paged_output(json!({"path": {"type": "string"}})),
+        true,
+        run,
+    )
 }
 
 fn run(ptc: &Ptc, arguments: &Map<String, Value>) -> Result<ToolOutput, PtcError> {

@@ -1,4 +1,5 @@
-//! Literal line search across the served files under a prefix, paged by a scan budget.
+//! `search_text`: the lines containing any of the terms in the served files under a prefix,
+//! with path and line evidence, paged by a scan budget.
 //!
 //! A page scans files in path order, line by line, reporting each line that contains a term
 //! once. It ends when `limit` lines are collected, when `--max-scan-bytes` have been read, or
@@ -6,10 +7,8 @@
 //! opening 8 KiB hold a line with both a NUL and invalid UTF-8 is skipped as binary.
 //!
 //! This file holds the call, its cursor position and the page's walk over the files; `file`
-//! scans one file, `sniff` is the binary rule (shared with `search_ahead`), and `tests` holds
+//! scans one file, `sniff` is the binary rule (shared with `ahead`, which judges files on the pool), and `tests` holds
 //! the line-by-line reference scan the block scan is checked against.
-//!
-//! `search_text`: lines containing any of the terms, with path and line evidence.
 
 mod ahead;
 mod file;
@@ -24,7 +23,7 @@ use super::{
 };
 use crate::digest::HashBudget;
 use crate::root::{FileEntry, RelPath, RootError};
-use crate::tools::{Tool, ToolOutput, ToolSpec, object_schema, optional_str};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 use ahead::Ahead;
 pub(super) use ahead::Verdicts;
 use file::FileScan;
@@ -303,19 +302,17 @@ pub(super) fn tool() -> Tool<Ptc> {
     term_properties(&mut properties);
     properties.insert("path".into(), json!({"type": "string"}));
     page_properties(&mut properties, None);
-    let spec = ToolSpec {
-        name: "search_text".into(),
-        title: "Search text",
-        description: "Streaming literal line search. Pass any_of instead of query to match any of several substrings, and case_insensitive to fold ASCII letters. Empty progress pages may carry next_cursor; follow it until null.",
-        input_schema: object_schema(properties, &[]),
-        output_schema: Some(paged_output(json!({
+    super::tool(
+        "search_text",
+        "Search text",
+        "Streaming literal line search. Pass any_of instead of query to match any of several substrings, and case_insensitive to fold ASCII letters. Empty progress pages may carry next_cursor; follow it until null.",
+        object_schema(properties, &[]),
+        paged_output(json!({
             "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"}
-        }))),
-        read_only: true,
-        hints: true,
-        reserved: &[],
-    };
-    Tool { spec, run }
+        })),
+        true,
+        run,
+    )
 }
 
 fn run(ptc: &Ptc, arguments: &Map<String, Value>) -> Result<ToolOutput, PtcError> {

@@ -1,11 +1,10 @@
 //! `write_text_file`: replace one regular file named by a lowercase basename in the root.
-//!
-//! Replacing one file named by a lowercase basename in the root.
+
+use serde_json::{Map, Value, json};
 
 use super::{Ptc, PtcError};
 use crate::digest::content_hash;
-use crate::tools::{Tool, ToolOutput, ToolSpec, object_schema};
-use serde_json::{Map, Value, json};
+use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Ptc> {
     let mut properties = Map::new();
@@ -14,12 +13,12 @@ pub(super) fn tool() -> Tool<Ptc> {
         json!({"type": "string", "minLength": 1, "description": "A basename of lowercase letters, digits, dots, underscores, or hyphens."}),
     );
     properties.insert("content".into(), json!({"type": "string"}));
-    let spec = ToolSpec {
-        name: "write_text_file".into(),
-        title: "Write text file",
-        description: "Replaces one regular file named by a single lowercase basename in the root. The next read sees it.",
-        input_schema: object_schema(properties, &["path", "content"]),
-        output_schema: Some(json!({
+    super::tool(
+        "write_text_file",
+        "Write text file",
+        "Replaces one regular file named by a single lowercase basename in the root. The next read sees it.",
+        object_schema(properties, &["path", "content"]),
+        json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
@@ -28,18 +27,14 @@ pub(super) fn tool() -> Tool<Ptc> {
             },
             "required": ["path", "bytes", "content_hash"],
             "additionalProperties": false
-        })),
-        read_only: false,
-        hints: true,
-        reserved: &[],
-    };
-    Tool { spec, run }
+        }),
+        false,
+        run,
+    )
 }
 
 fn run(ptc: &Ptc, arguments: &Map<String, Value>) -> Result<ToolOutput, PtcError> {
-    let Some(Value::String(path)) = arguments.get("path") else {
-        return Err(PtcError::PathNotString);
-    };
+    let path = super::string_path(arguments)?;
     let Some(Value::String(content)) = arguments.get("content") else {
         return Err(PtcError::ContentNotString);
     };
