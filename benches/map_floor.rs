@@ -12,8 +12,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use fsmcp::fs::map::tags::{extract, grammar, language_of};
-use fsmcp::fs::map::{Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES};
+use fsmcp::code_map::{
+    Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES, extract, grammar, language_of,
+};
 use rayon::prelude::*;
 
 /// Source files below `dir` as the map would read them: by extension, at most

@@ -135,11 +135,6 @@ impl DigestCache {
         identity.mtime_ns < limit && identity.ctime_ns < limit
     }
 
-    /// Forgets the digest of a file about to change.
-    pub fn forget(&mut self, identity: &Identity) {
-        self.map.remove(identity);
-    }
-
     /// The hex SHA-256 of the whole of `file`, from the cache when its identity is known,
     /// otherwise hashed through the descriptor (charged to `budget`) and re-checked for change.
     pub fn digest(

@@ -7,9 +7,10 @@
 //!   [`config::ServeConfig`].
 //! * [`root`] is the confinement boundary: it holds the root's directory descriptor and is the
 //!   only module that touches the filesystem.
-//! * [`ptc`] and [`fs`] are the two tool sets, each owning its tools end to end: schemas,
-//!   typed arguments, operations on a [`root::Root`], state and wording.
-//! * [`tools`] is what every tool shares: definitions, validation and the registry.
+//! * `ptc` and `fs` are the two tool sets, each owning its tools end to end: schemas, typed
+//!   arguments, operations on a [`root::Root`], state and wording. They are private; a host
+//!   publishes them with [`publish`] into a [`Registry`].
+//! * `tools` is what every tool shares: definitions, validation and the registry.
 //! * [`server`] speaks MCP (via `rmcp`) over stdio and Streamable HTTP, and runs one-shot calls.
 //!
 //! # Embedding
@@ -40,24 +41,39 @@
 //!
 //! The path contract is public for hosts that check paths before they send them: [`RelPath`]
 //! (every textual rule), [`Selector`] and [`glob_to_regex`] (the include and exclude globs),
-//! [`default_excludes`] and [`Limits`] (the defaults). `examples/embed.rs` writes, reads and
+//! [`default_excludes`] and [`Limits`] (the defaults). So is the cursor contract: a
+//! [`CursorCodec`] signs with a [`Key`], and a cursor binds its tool's arguments
+//! ([`scope_of`]) and the state it pages ([`state_of`]). `examples/embed.rs` writes, reads and
 //! searches through an in-memory transport.
 
 pub mod app;
 pub mod config;
-pub mod digest;
-pub mod fs;
+mod digest;
+mod fs;
 pub mod json;
 mod measure;
-pub mod ptc;
+mod ptc;
 /// The confinement boundary, its own crate (`crates/root`): the only code that touches the
 /// filesystem.
 pub use fsmcp_root as root;
 pub mod server;
-pub mod tools;
+mod tools;
 use fsmcp_root::workers;
 
-pub use app::{Prepared, open};
+pub use app::{Prepared, open, publish};
+pub use digest::Key;
+pub use ptc::{CursorCodec, PtcError, scope_of, state_of};
+pub use tools::{Registry, violations, wait_for_running_calls};
+
+/// The code map's reading of one file, for measuring it apart from the server
+/// (`benches/map_floor.rs`): the languages it reads, the files it skips, and one file's
+/// definitions and references.
+pub mod code_map {
+    pub use crate::fs::map::tags::{extract, grammar, language_of};
+    pub use crate::fs::map::{
+        Definition, FileTags, Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES,
+    };
+}
 pub use config::{ConfigError, Limits, ProtocolMode, RootConfig, ServeConfig, ToolSelection};
 pub use root::{RelPath, Selector, default_excludes, glob_to_regex};
 pub use server::FsmcpServer;

@@ -110,7 +110,7 @@ fn main() -> ExitCode {
     // write it accepted is committed or rolled back, never cut off. The blocking stdin reader
     // may still be parked in read(2); every response has already been flushed, so leave
     // without waiting for it.
-    fsmcp::tools::wait_for_running_calls(std::time::Duration::from_secs(10));
+    fsmcp::wait_for_running_calls(std::time::Duration::from_secs(10));
     std::process::exit(code);
 }
 

@@ -15,9 +15,8 @@ mod support;
 
 use std::cell::RefCell;
 
-use fsmcp::digest::Key;
-use fsmcp::ptc::{CursorCodec, PtcError};
 use fsmcp::root::{Glob, Selector};
+use fsmcp::{CursorCodec, Key, PtcError};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};

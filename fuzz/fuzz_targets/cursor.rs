@@ -14,8 +14,7 @@
 
 use std::sync::OnceLock;
 
-use fsmcp::digest::Key;
-use fsmcp::ptc::{CursorCodec, PtcError, scope_of, state_of};
+use fsmcp::{CursorCodec, Key, PtcError, scope_of, state_of};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 

@@ -21,10 +21,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use fsmcp::app::publish;
 use fsmcp::config::{Limits, RootConfig, ToolSelection};
 use fsmcp::root::{Root, Selector};
-use fsmcp::tools::{Registry, violations};
+use fsmcp::{Registry, publish, violations};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
 

@@ -3,15 +3,8 @@
 //! [`Fs::glob`] compiles the pattern once ([`FileGlob`]: the glob `rg -g` reads), walks the
 //! served tree below the directory with [`Root::tree`] (links are never followed, excluded
 //! names never looked at) and keeps, in tree order, the files whose path relative to the
-//! directory the pattern keeps.
-//!
-//! ```no_run
-//! # fn demo(fs: &fsmcp::fs::Fs) -> Result<(), fsmcp::fs::FsError> {
-//! let answer = fs.glob("*.md", "notes")?;
-//! println!("{}", answer.text); // notes/ideas.md\nnotes/todo.md
-//! # Ok(())
-//! # }
-//! ```
+//! directory the pattern keeps: `{"pattern": "*.md", "path": "notes"}` answers
+//! `notes/ideas.md` and `notes/todo.md`, one per line.
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 

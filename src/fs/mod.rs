@@ -39,9 +39,7 @@ use serde_json::{Map, Value, json};
 
 pub use answer::FsAnswer;
 pub use error::{FsError, OverLimit};
-pub use grep::{GrepOutput, GrepQuery};
 pub use published::{Published, published_name};
-pub use revision::{ABSENT, Revision, SCHEME};
 pub use shown::shown_path;
 
 use crate::digest::{DigestCache, Key};

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-pub use cursor::{CursorCodec, integer_position, scope_of, state_of};
+pub use cursor::{CursorCodec, scope_of, state_of};
 pub use error::PtcError;
 pub use page::{Candidate, Fitter, Limit, Page};
 pub use terms::{Terms, parse_terms};

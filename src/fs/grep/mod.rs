@@ -18,23 +18,9 @@
 //!   search goes on until it finds one, or until the tree is exhausted);
 //! * at a whole line, when the next one would not leave room in `--max-result-bytes`.
 //!
-//! ```no_run
-//! # fn demo(fs: &fsmcp::fs::Fs) -> Result<(), fsmcp::fs::FsError> {
-//! use fsmcp::fs::{GrepOutput, GrepQuery};
-//! let answer = fs.grep(&GrepQuery {
-//!     pattern: "TODO",
-//!     path: "src",
-//!     regex: false,
-//!     case_insensitive: false,
-//!     glob: Some("*.rs"),
-//!     context: 1,
-//!     max_results: 50,
-//!     output: GrepOutput::Lines,
-//! })?;
-//! println!("{}", answer.text);
-//! # Ok(())
-//! # }
-//! ```
+//! For example, `{"pattern": "TODO", "path": "src", "glob": "*.rs", "context": 1}` answers
+//! `src/lib.rs:12:// TODO: …` lines, each with the line before and after it as
+//! `src/lib.rs-11-…` context, at most 50 matching lines.
 //!
 //! [`Root::tree`]: crate::root::Root::tree
 

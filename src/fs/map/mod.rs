@@ -183,6 +183,7 @@ impl Fs {
     }
 
     /// How many files maps on this root have parsed (cache misses), for tests.
+    #[cfg(test)]
     pub fn map_parses(&self) -> u64 {
         self.map_cache().parses
     }

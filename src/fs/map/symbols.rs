@@ -52,12 +52,6 @@ impl Interner {
     pub fn len(&self) -> usize {
         self.names.len()
     }
-
-    /// Whether no name is interned.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
 }
 
 /// One definition, interned.
