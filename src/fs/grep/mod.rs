@@ -344,18 +344,30 @@ impl Answer {
             Some(count) => format!("{shown}:{count}"),
             None => shown.into_owned(),
         };
-        // A joining newline travels as two bytes (`\n`).
-        let cost = if self.text.is_empty() { 0 } else { 2 } + escaped_len(&entry);
+        if self.push(&entry, false) {
+            self.matches += 1;
+        }
+    }
+
+    /// Appends one line of the answer (after a `--` line when `separate`), or, when it would
+    /// not fit the budget, stops the answer there. Whether it was appended.
+    fn push(&mut self, entry: &str, separate: bool) -> bool {
+        // Each newline travels as two bytes (`\n`).
+        let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };
+        let cost = joined + escaped_len(entry);
         if self.used + cost > self.budget {
             self.stop = Some(Stop::Output);
-            return;
+            return false;
         }
         self.used += cost;
         if !self.text.is_empty() {
             self.text.push('\n');
         }
-        self.text.push_str(&entry);
-        self.matches += 1;
+        if separate {
+            self.text.push_str("--\n");
+        }
+        self.text.push_str(entry);
+        true
     }
 
     /// Appends one file's lines, with `--` before a line that does not follow the previous
@@ -369,21 +381,9 @@ impl Answer {
             let mark = if line.is_match { ':' } else { '-' };
             let path = shown_path(path, true);
             let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
-            // Each newline travels as two bytes (`\n`).
-            let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };
-            let cost = joined + escaped_len(&entry);
-            if self.used + cost > self.budget {
-                self.stop = Some(Stop::Output);
+            if !self.push(&entry, separate) {
                 return;
             }
-            self.used += cost;
-            if !self.text.is_empty() {
-                self.text.push('\n');
-            }
-            if separate {
-                self.text.push_str("--\n");
-            }
-            self.text.push_str(&entry);
             self.last = Some((index, line.number));
             self.matches += u64::from(line.is_match);
         }

@@ -3,7 +3,7 @@
 //!
 //! ptc-fs-mcp's contract, and deliberately not the fs tools' rule (`fs_grep` skips a file with
 //! any NUL in its first 8 KiB and searches other bytes; the map reads only UTF-8 without a
-//! NUL): the page's scan and the judging ahead on the pool (`search_ahead`) share this one.
+//! NUL): the page's scan and the judging ahead on the pool (`ahead`) share this one.
 
 use crate::ptc::utf8::valid_prefix;
 
