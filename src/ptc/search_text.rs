@@ -22,7 +22,7 @@ use super::{
     page_properties, paged_output, term_properties, terms_of,
 };
 use crate::digest::HashBudget;
-use crate::root::{FileEntry, RelPath, RootError};
+use crate::root::{FileEntry, ReadFile, RelPath, RootError};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 use ahead::Ahead;
 pub(super) use ahead::Verdicts;
@@ -146,6 +146,20 @@ impl<'a> Scan<'a> {
 }
 
 impl Ptc {
+    /// Opens a file a page is about to scan. `None` when it vanished and cursors are not bound
+    /// to content: it is skipped, and the next cursor's state check notices. Any other failure
+    /// is a change under the page.
+    pub(super) fn open_scanned(&self, entry: &FileEntry) -> Result<Option<ReadFile>, PtcError> {
+        match self.root.open_entry(entry) {
+            Ok(file) => Ok(Some(file)),
+            Err(RootError::Changed) => Err(RootError::Changed.into()),
+            Err(_) if !self.deterministic => Ok(None),
+            Err(_) => Err(RootError::Changed.into()),
+        }
+    }
+}
+
+impl Ptc {
     /// Lines containing any term in the served files at or under `path` (a directory prefix or
     /// one file), paged. The cursor binds every in-scope file's identity (deterministic mode:
     /// its size and digest).
@@ -250,15 +264,9 @@ impl Ptc {
                 }
             }
             let entry = &scan.files[pos.file as usize];
-            let file = match self.root.open_entry(entry) {
-                Ok(file) => file,
-                Err(RootError::Changed) => return Err(RootError::Changed.into()),
-                // A file that vanished is skipped; the next cursor's state check will notice.
-                Err(_) if !self.deterministic => {
-                    pos = Position::file_start(pos.file + 1);
-                    continue;
-                }
-                Err(_) => return Err(RootError::Changed.into()),
+            let Some(file) = self.open_scanned(entry)? else {
+                pos = Position::file_start(pos.file + 1);
+                continue;
             };
             let size = file.size();
             if pos.offset > size {

@@ -16,7 +16,7 @@ use super::sniff::is_binary;
 use super::{Position, READ_BLOCKS, SCAN_BLOCK, Scan};
 use crate::config::Limits;
 use crate::ptc::{Candidate, Fitter, Ptc, PtcError, Terms, parse_terms};
-use crate::root::{FileEntry, ReadFile, RelPath, Root, RootError, Selector};
+use crate::root::{FileEntry, ReadFile, RelPath, Root, Selector};
 
 // ---- the line-by-line scan `search_text` used before reads grew past 8 KiB, kept as the
 // ---- reference the block scan must reproduce page for page.
@@ -44,14 +44,9 @@ fn reference_scan(
             return Ok(Some(pos));
         }
         let entry = &scan.files[pos.file as usize];
-        let file = match ptc.root.open_entry(entry) {
-            Ok(file) => file,
-            Err(RootError::Changed) => return Err(RootError::Changed.into()),
-            Err(_) if !ptc.deterministic => {
-                pos = Position::file_start(pos.file + 1);
-                continue;
-            }
-            Err(_) => return Err(RootError::Changed.into()),
+        let Some(file) = ptc.open_scanned(entry)? else {
+            pos = Position::file_start(pos.file + 1);
+            continue;
         };
         let size = file.size();
         if pos.offset > size {
