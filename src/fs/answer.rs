@@ -1,8 +1,10 @@
 //! What an fs tool answers, and the budget and notices every walking tool shares.
 
-use super::OverLimit;
 use super::error::count;
 use super::shown::shown_path;
+use super::{FsError, OverLimit};
+use crate::root::RootError;
+use crate::root::limits::Limits;
 
 /// What a model-facing operation answers: its text, and revisions when it has them.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +41,40 @@ pub(super) fn output_stopped(kept: usize, max_result_bytes: u64, narrow: &str) -
         narrow.to_owned(),
     );
     format!("\n\n[{over}]")
+}
+
+/// The notice closing an answer whose walk stopped at `error` before the scope's end: a
+/// ceiling the configuration named, or the call's deadline. Everything in tree order up to
+/// `last` (the last path the answer covers, `None` when the walk stopped before any) was
+/// searched; `narrow` says how to ask for less. Any other error (a cancelled call) is the
+/// call's answer instead.
+pub(super) fn walk_stopped(
+    error: RootError,
+    last: Option<&str>,
+    limits: &Limits,
+    narrow: &str,
+) -> Result<String, FsError> {
+    if !matches!(
+        error,
+        RootError::FileLimit
+            | RootError::DirectoryLimit
+            | RootError::EntryLimit
+            | RootError::Deadline
+    ) {
+        return Err(error.into());
+    }
+    let over = match FsError::Root(error).worded_for(None, limits, Some(narrow)) {
+        FsError::OverLimit(over) => over,
+        other => return Err(other),
+    };
+    let covered = match last {
+        Some(last) => format!(
+            "the answer covers the tree up to '{}'",
+            shown_path(last, false)
+        ),
+        None => "nothing was searched".to_owned(),
+    };
+    Ok(format!("\n\n[stopped early, {covered}: {over}]"))
 }
 
 /// The notice closing an answer whose walk passed over directories deeper than the depth

@@ -1,22 +1,27 @@
 //! `glob`: the files below a directory whose names or paths match a pattern, at any depth.
 //!
 //! [`Fs::glob`] compiles the pattern once ([`FileGlob`]: the glob `rg -g` reads), walks the
-//! served tree below the directory with [`Root::tree`] (links are never followed, excluded
-//! names never looked at) and keeps, in tree order, the files whose path relative to the
+//! served tree below the directory in tree order with [`Root::in_order`] (links are never
+//! followed, excluded names never looked at) and keeps the files whose path relative to the
 //! directory the pattern keeps: `{"pattern": "*.md", "path": "notes"}` answers
-//! `notes/ideas.md` and `notes/todo.md`, one per line.
+//! `notes/ideas.md` and `notes/todo.md`, one per line. The walk stops where the answer is
+//! full; a ceiling the configuration named or the call's deadline ends it early with what it
+//! found and a notice saying how far it got.
 //!
-//! [`Root::tree`]: crate::root::Root::tree
+//! [`Root::in_order`]: crate::root::Root::in_order
 
 use serde_json::{Map, Value, json};
 
-use super::answer::{FsAnswer, answer_budget, no_matches, output_stopped, too_deep_notice};
+use super::answer::{
+    FsAnswer, answer_budget, no_matches, output_stopped, too_deep_notice, walk_stopped,
+};
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
 use super::locate::{ScopeKind, relative_to};
 use super::shown::shown_path;
 use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::measure::escaped_len;
+use crate::root::Step;
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
@@ -55,12 +60,28 @@ impl Fs {
     pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, FsError> {
         let glob = FileGlob::new(pattern, "pattern")?;
         let scope = self.search_scope(&FsPath::parse(path)?, ScopeKind::Directory)?;
-        let walked = self.root().tree(&scope)?;
-        let files = &walked.files;
-        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let limits = self.root().limits();
+        let budget = answer_budget(limits.max_result_bytes);
         let mut text = String::new();
         let mut used = 0u64;
-        for file in files.iter() {
+        let mut too_deep = Vec::new();
+        let mut stopped = None;
+        let mut last = None;
+        // The walk goes no further than the answer: it stops at the first path that does not fit.
+        for step in self.root().in_order(&scope) {
+            let file = match step {
+                Ok(Step::File(file)) => file,
+                Ok(Step::TooDeep(dir)) => {
+                    too_deep.push(dir);
+                    continue;
+                }
+                Ok(Step::Directory(_)) => continue,
+                Err(error) => {
+                    stopped = Some(walk_stopped(error, last.as_deref(), limits, NARROW)?);
+                    break;
+                }
+            };
+            last = Some(file.path.clone());
             if !glob.keeps(relative_to(&scope, &file.path)) {
                 continue;
             }
@@ -68,9 +89,9 @@ impl Fs {
             // A joining newline travels as two bytes (`\n`).
             let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
             if used + cost > budget {
-                text.push_str(&output_stopped(
+                stopped = Some(output_stopped(
                     text.len(),
-                    self.root().limits().max_result_bytes,
+                    limits.max_result_bytes,
                     "narrow the pattern or the path",
                 ));
                 break;
@@ -84,14 +105,17 @@ impl Fs {
         if text.is_empty() {
             text = no_matches(pattern, path);
         }
-        let max_depth = self.root().limits().max_depth;
-        text.extend(too_deep_notice(&walked.too_deep, max_depth));
+        text.extend(stopped);
+        text.extend(too_deep_notice(&too_deep, limits.max_depth));
         Ok(FsAnswer {
             text,
             revisions: None,
         })
     }
 }
+
+/// What a glob stopped by a limit suggests.
+const NARROW: &str = "narrow the path or the pattern";
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,32 @@ pub struct Limits {
     /// Seconds one tool call may spend walking and reading before it is refused
     /// (`--max-call-seconds`).
     pub max_call_seconds: u64,
+    /// Which of the walk ceilings (`max_files`, `max_directories`, `max_entries`) the
+    /// configuration named, by a flag or a config key: the model-facing tools' walks stop only
+    /// at a named one (see [`Limits::named_ceilings`]).
+    pub named: NamedCeilings,
+}
+
+/// Which walk ceilings a configuration named explicitly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NamedCeilings {
+    /// `--max-files` / `max_files` was given.
+    pub files: bool,
+    /// `--max-directories` / `max_directories` was given.
+    pub directories: bool,
+    /// `--max-entries` / `max_entries` was given.
+    pub entries: bool,
+}
+
+/// The counts one traversal is charged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ceilings {
+    /// Most files selected.
+    pub files: u64,
+    /// Most directories entered.
+    pub directories: u64,
+    /// Most directory entries read.
+    pub entries: u64,
 }
 
 impl Default for Limits {
@@ -58,6 +84,7 @@ impl Default for Limits {
             max_write_bytes: 65_536,
             max_cursor_hash_bytes: 16_777_216,
             max_call_seconds: 60,
+            named: NamedCeilings::default(),
         }
     }
 }
@@ -194,13 +221,48 @@ impl Limits {
 
     /// The limit a command-line flag sets (`--max-files` → `max_files`, ...), so the parser and
     /// this struct agree on one spelling per flag. `None` for any other token.
+    /// The walk ceilings a flag sets are recorded as named.
     pub fn field_for_flag(&mut self, flag: &str) -> Option<&mut u64> {
-        LimitSpec::by_flag(flag).map(|spec| self.field(spec.key))
+        let spec = LimitSpec::by_flag(flag)?;
+        self.name(spec.key);
+        Some(self.field(spec.key))
     }
 
-    /// The limit a config file's `limits` key sets. `None` for any other key.
+    /// The limit a config file's `limits` key sets. `None` for any other key. The walk
+    /// ceilings a key sets are recorded as named.
     pub fn field_for_key(&mut self, key: &str) -> Option<&mut u64> {
-        LimitSpec::by_key(key).map(|spec| self.field(spec.key))
+        let spec = LimitSpec::by_key(key)?;
+        self.name(spec.key);
+        Some(self.field(spec.key))
+    }
+
+    fn name(&mut self, key: &str) {
+        match key {
+            "max_files" => self.named.files = true,
+            "max_directories" => self.named.directories = true,
+            "max_entries" => self.named.entries = true,
+            _ => {}
+        }
+    }
+
+    /// The ceilings of a program-facing walk: ptc-fs-mcp's, named or not.
+    pub fn ceilings(&self) -> Ceilings {
+        Ceilings {
+            files: self.max_files,
+            directories: self.max_directories,
+            entries: self.max_entries,
+        }
+    }
+
+    /// The ceilings of a model-facing walk: only those the configuration named; a tree is
+    /// never refused for its size alone (the call's deadline and its answer's budget bound it).
+    pub fn named_ceilings(&self) -> Ceilings {
+        let named = |is: bool, value: u64| if is { value } else { u64::MAX };
+        Ceilings {
+            files: named(self.named.files, self.max_files),
+            directories: named(self.named.directories, self.max_directories),
+            entries: named(self.named.entries, self.max_entries),
+        }
     }
 
     /// The field named by a [`LimitSpec::key`].

@@ -2,6 +2,9 @@
 //! and the one-level listing whose directories are shown only when they serve something.
 
 mod entry;
+mod in_order;
+
+pub use in_order::{InOrder, Step};
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -195,7 +198,15 @@ impl Root {
         let run = |parallel: bool| {
             let walk = Walk {
                 scope,
-                budget: Budget::new(self),
+                // The tree walks serve the model-facing tools: only a named ceiling stops them.
+                budget: Budget::new(
+                    self,
+                    if with_directories {
+                        self.limits.named_ceilings()
+                    } else {
+                        self.limits.ceilings()
+                    },
+                ),
                 with_directories,
                 parallel,
                 failed: AtomicBool::new(false),
@@ -384,7 +395,13 @@ impl Root {
             return Ok(Vec::new());
         };
         // The levels above the prefix count as entered, as a walk from the root would have.
-        let budget = Budget::new(self);
+        // A listing that shows selected empty directories is the model-facing tools'.
+        let ceilings = if selected_directories {
+            self.limits.named_ceilings()
+        } else {
+            self.limits.ceilings()
+        };
+        let budget = Budget::new(self, ceilings);
         budget.directories.store(depth, Ordering::Relaxed);
         let real = (resolved != *prefix).then_some(&resolved);
         let entries = self.entries(&dir, prefix, real, depth, &budget, || {

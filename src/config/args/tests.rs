@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::config::limits::MAX_SAFE_INTEGER;
+use crate::config::limits::{MAX_SAFE_INTEGER, NamedCeilings};
 use crate::config::{Limits, ToolSelection};
 
 fn argv(tokens: &[&str]) -> Vec<String> {
@@ -292,6 +292,11 @@ fn every_flag_lands_in_its_field() {
             max_write_bytes: 9,
             max_cursor_hash_bytes: MAX_SAFE_INTEGER,
             max_call_seconds: 60,
+            named: NamedCeilings {
+                files: true,
+                directories: true,
+                entries: true,
+            },
         }
     );
     assert!(options.root.limits.is_valid());

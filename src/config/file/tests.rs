@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::config::Limits;
+use crate::config::limits::NamedCeilings;
 
 fn ok(text: &str) -> ServeConfig {
     parse("cfg.json", text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -131,6 +132,11 @@ fn every_key_lands_in_its_field() {
                 max_write_bytes: 9,
                 max_cursor_hash_bytes: 10,
                 max_call_seconds: 60,
+                named: NamedCeilings {
+                    files: true,
+                    directories: true,
+                    entries: true,
+                },
             },
             cursor_key_env: Some("KEY".into()),
             tools: ToolSelection {

@@ -3,8 +3,9 @@
 //!
 //! `matcher` compiles the pattern once per call (ripgrep's `grep-regex`, configured as `rg`
 //! configures it; the pattern escaped as a literal unless regex mode is asked for) before any
-//! file is opened. The files of the scope come from [`Root::tree`] in tree order, filtered by
-//! the `glob` argument; a prefilter judges files ahead on the worker pool, and `file` searches
+//! file is opened. The files of the scope come from [`Root::in_order`] in tree order, filtered
+//! by the `glob` argument, walked no further than the answer needs; a prefilter judges files
+//! ahead on the worker pool in growing batches, and `file` searches
 //! each candidate through the root with ripgrep's line searcher: a binary file (a NUL in the
 //! first 8 KiB) is skipped as ripgrep skips it, other text (Latin-1, a stray byte) is searched
 //! byte-wise and shown with U+FFFD for each invalid byte, and a long line is shown around its
@@ -16,13 +17,15 @@
 //!
 //! * after `max-results` matching lines, when at least one more matching line exists (the
 //!   search goes on until it finds one, or until the tree is exhausted);
-//! * at a whole line, when the next one would not leave room in `--max-result-bytes`.
+//! * at a whole line, when the next one would not leave room in `--max-result-bytes`;
+//! * where the walk met a ceiling the configuration named, or the call its deadline: the
+//!   answer holds what the files before that point gave, and the notice names the last one.
 //!
 //! For example, `{"pattern": "TODO", "path": "src", "glob": "*.rs", "context": 1}` answers
 //! `src/lib.rs:12:// TODO: …` lines, each with the line before and after it as
 //! `src/lib.rs-11-…` context, at most 50 matching lines.
 //!
-//! [`Root::tree`]: crate::root::Root::tree
+//! [`Root::in_order`]: crate::root::Root::in_order
 
 mod file;
 mod matcher;
@@ -38,14 +41,14 @@ use file::{
 };
 use matcher::{Checked, compile};
 
-use super::answer::{answer_budget, no_matches, output_stopped, too_deep_notice};
+use super::answer::{answer_budget, no_matches, output_stopped, too_deep_notice, walk_stopped};
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
 use super::locate::{ScopeKind, relative_to};
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError};
 use crate::measure::escaped_len;
-use crate::root::{FileEntry, ReadFile, RelPath, RootError};
+use crate::root::{FileEntry, InOrder, ReadFile, RelPath, RootError, Step};
 
 /// Most lines of context on each side of a match.
 pub const MAX_CONTEXT: usize = 20;
@@ -121,29 +124,33 @@ impl Fs {
             .map(|glob| FileGlob::new(glob, "glob"))
             .transpose()?;
         let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
-        let walked = self.root().tree(&scope)?;
-        let files = &walked.files;
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let mut searcher = searcher(context);
         let mut counter = prefilter_searcher();
-        let budget = answer_budget(self.root().limits().max_result_bytes);
+        let limits = self.root().limits();
+        let budget = answer_budget(limits.max_result_bytes);
         let mut answer = Answer::new(budget, context);
-        let mut too_long: Vec<&str> = Vec::new();
-        let mut too_costly: Vec<&str> = Vec::new();
+        let mut too_long: Vec<String> = Vec::new();
+        let mut too_costly: Vec<String> = Vec::new();
         let named = |entry: &FileEntry| {
             names
                 .as_ref()
                 .is_none_or(|glob| glob.keeps(relative_to(&scope, &entry.path)))
         };
-        let mut maybe = Prefilter::default();
-        for (index, entry) in files.iter().enumerate() {
-            // A call past its deadline fails whole rather than answering with what it saw.
-            crate::root::check_deadline()?;
-            if !named(entry) || !maybe.may_match(self, &matcher, files, index, &named) {
+        let mut ahead = Ahead::new(self.root().in_order(&scope));
+        let mut index = 0usize;
+        // The last file searched whole, which a stop notice names.
+        let mut searched: Option<String> = None;
+        while let Some((entry, may_match)) = ahead.next(self, &matcher, &named) {
+            index += 1;
+            if !may_match {
+                searched = Some(entry.path);
                 continue;
             }
+            let entry = &entry;
             let Some(file) = self.open_searched(entry) else {
+                searched = Some(entry.path.clone());
                 continue;
             };
             let scanned = match query.output {
@@ -160,6 +167,13 @@ impl Fs {
                     count_file(&mut counter, &matcher, &file, u64::MAX).map(Found::Count)
                 }
             };
+            // A call past its deadline answers with the files searched before it; this one's
+            // search may have been cut short, so it is left out.
+            if let Err(error) = crate::root::check_deadline() {
+                ahead.stopped = Some(error);
+                break;
+            }
+            searched = Some(entry.path.clone());
             let hits = match scanned {
                 Scanned::Hits(Found::Lines(hits)) => hits,
                 Scanned::Hits(Found::Count(0)) | Scanned::Skipped => continue,
@@ -178,11 +192,11 @@ impl Fs {
                     continue;
                 }
                 Scanned::LineTooLong => {
-                    too_long.push(&entry.path);
+                    too_long.push(entry.path.clone());
                     continue;
                 }
                 Scanned::TooCostly => {
-                    too_costly.push(&entry.path);
+                    too_costly.push(entry.path.clone());
                     continue;
                 }
             };
@@ -198,8 +212,6 @@ impl Fs {
                 break;
             }
         }
-        // The last file's search may have stopped at the deadline: that answer is not whole.
-        crate::root::check_deadline()?;
         let mut text = answer.text;
         match answer.stop {
             _ if text.is_empty() => text = no_matches(query.pattern, query.path),
@@ -235,8 +247,15 @@ impl Fs {
                 shown_paths(&too_costly)
             ));
         }
-        let max_depth = self.root().limits().max_depth;
-        text.extend(too_deep_notice(&walked.too_deep, max_depth));
+        if let Some(error) = ahead.stopped {
+            text.push_str(&walk_stopped(
+                error,
+                searched.as_deref(),
+                limits,
+                "narrow the path or glob",
+            )?);
+        }
+        text.extend(too_deep_notice(&ahead.too_deep, limits.max_depth));
         Ok(FsAnswer {
             text,
             revisions: None,
@@ -255,51 +274,102 @@ impl Fs {
     }
 }
 
-/// Files searched ahead, in parallel, for whether they hold a match at all.
-const PREFILTER_FILES: usize = 256;
+/// Files judged in the first batch ahead of the ordered scan; each later batch is twice the
+/// last, up to [`MAX_AHEAD`]: an answer found in the first files costs few judgements, a long
+/// search runs in large parallel batches.
+const FIRST_AHEAD: usize = 16;
+/// Most files judged ahead of the ordered scan at once.
+const MAX_AHEAD: usize = 256;
 
-/// Which files ahead of the ordered scan could match: most files of a search usually do not,
-/// and finding that out runs on the worker pool, so the ordered scan (with its budgets and
-/// context) only visits files that may have something to show. A file the prefilter cannot
-/// read or judge counts as one that may match.
-#[derive(Default)]
-struct Prefilter {
-    /// First file index the verdicts cover.
-    from: usize,
-    verdicts: Vec<bool>,
+/// The files of the walk, in tree order, each with whether it could hold a match: most files
+/// of a search usually do not, and finding that out runs on the worker pool, so the ordered
+/// scan (with its budgets and context) only visits files that may have something to show. The
+/// next batch is walked while this one is judged. A file the judge cannot read or judge counts
+/// as one that may match.
+struct Ahead<'w> {
+    walk: InOrder<'w>,
+    /// Judged files not yet taken, in order.
+    judged: std::collections::VecDeque<(FileEntry, bool)>,
+    /// Walked files not yet judged, in order.
+    walked: Vec<FileEntry>,
+    /// Size of the next batch.
+    batch: usize,
+    /// Directories passed over as too deep, in tree order.
+    too_deep: Vec<String>,
+    /// What stopped the walk or the search before the scope's end, if anything.
+    stopped: Option<RootError>,
+    /// The walk has no more steps.
+    ended: bool,
 }
 
-impl Prefilter {
-    fn may_match(
+impl<'w> Ahead<'w> {
+    fn new(walk: InOrder<'w>) -> Self {
+        Ahead {
+            walk,
+            judged: Default::default(),
+            walked: Vec::new(),
+            batch: FIRST_AHEAD,
+            too_deep: Vec::new(),
+            stopped: None,
+            ended: false,
+        }
+    }
+
+    /// The next file of the walk that `named` keeps, and whether it may match.
+    fn next(
         &mut self,
         fs: &Fs,
         matcher: &Checked,
-        files: &[FileEntry],
-        index: usize,
         named: &(impl Fn(&FileEntry) -> bool + Sync),
-    ) -> bool {
-        if index < self.from || index >= self.from + self.verdicts.len() {
-            self.from = index;
-            let ahead = &files[index..(index + PREFILTER_FILES).min(files.len())];
+    ) -> Option<(FileEntry, bool)> {
+        if self.judged.is_empty() {
+            if self.walked.is_empty() {
+                self.walked = self.pull(named);
+            }
+            if self.walked.is_empty() {
+                return None;
+            }
+            let batch = std::mem::take(&mut self.walked);
+            self.batch = (self.batch * 2).min(MAX_AHEAD);
             // Each file is judged under the call, on whichever pool thread takes it: a call
             // past its deadline or cancelled stops its judging within a window of lines.
             let call = crate::root::current_call();
-            let judge = || -> Vec<bool> {
-                ahead
+            let judge = |batch: &[FileEntry]| -> Vec<bool> {
+                batch
                     .par_iter()
                     .map_init(prefilter_searcher, |searcher, entry| {
                         call.clone().run(|| {
-                            named(entry)
-                                && fs
-                                    .open_searched(entry)
-                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
+                            fs.open_searched(entry)
+                                .is_none_or(|file| holds_match(searcher, matcher, &file))
                         })
                     })
                     .collect()
             };
-            self.verdicts = crate::workers::install(judge);
+            let (verdicts, next) = crate::workers::install(|| {
+                rayon::join(|| judge(&batch), || call.clone().run(|| self.pull(named)))
+            });
+            self.walked = next;
+            self.judged = batch.into_iter().zip(verdicts).collect();
         }
-        self.verdicts[index - self.from]
+        self.judged.pop_front()
+    }
+
+    /// Walks on to the next batch of files `named` keeps; ends the walk at its error.
+    fn pull(&mut self, named: &(impl Fn(&FileEntry) -> bool + Sync)) -> Vec<FileEntry> {
+        let mut batch = Vec::new();
+        while !self.ended && batch.len() < self.batch {
+            match self.walk.next() {
+                Some(Ok(Step::File(file))) if named(&file) => batch.push(file),
+                Some(Ok(Step::TooDeep(dir))) => self.too_deep.push(dir),
+                Some(Ok(_)) => {}
+                Some(Err(error)) => {
+                    self.stopped = Some(error);
+                    self.ended = true;
+                }
+                None => self.ended = true,
+            }
+        }
+        batch
     }
 }
 
@@ -391,7 +461,7 @@ impl Answer {
 }
 
 /// Paths for a notice, each as a text answer shows it, joined by commas.
-fn shown_paths(paths: &[&str]) -> String {
+fn shown_paths(paths: &[String]) -> String {
     let shown: Vec<_> = paths.iter().map(|path| shown_path(path, false)).collect();
     shown.join(", ")
 }

@@ -2,10 +2,11 @@
 //! the definition lines that matter in each (the ranking and layout are described below).
 //!
 //! [`Fs::map`] resolves `path` like `grep` does (a directory, or one served file), walks it
-//! with [`Root::tree`] (the root's selector applies, links and excluded names are never looked
-//! at) and additionally never descends into [`SKIPPED_DIRECTORIES`], any directory whose name
-//! starts with `.`, or a Python virtualenv (a directory holding `pyvenv.cfg`) below `path`.
-//! It considers at most [`MAX_WALK_FILES`] files in tree order and says so when it stopped.
+//! in tree order with [`Root::in_order`] (the root's selector applies, links and excluded names
+//! are never looked at) and additionally never walks on into [`SKIPPED_DIRECTORIES`], any
+//! directory whose name starts with `.`, or a Python virtualenv (a directory holding
+//! `pyvenv.cfg`) below `path`. It considers at most [`MAX_WALK_FILES`] files in tree order,
+//! stops walking there, and says so; a ceiling the configuration named stops it the same way.
 //!
 //! Each file in a language the map reads is opened through [`Root::open_entry`] and read with
 //! positional reads; a file over [`MAX_SOURCE_BYTES`], not UTF-8 text (or holding a NUL byte),
@@ -38,7 +39,7 @@
 //! This file holds the call and its walk; `parse` reads and parses the files the cache
 //! misses, `cache` keeps what they yielded.
 //!
-//! [`Root::tree`]: crate::root::Root::tree
+//! [`Root::in_order`]: crate::root::Root::in_order
 //! [`Root::open_entry`]: crate::root::Root::open_entry
 //!
 //! `map`: a ranked skeleton of the code below a directory — the files the rest of the tree
@@ -59,7 +60,7 @@ use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root};
 use crate::measure::escaped_len;
-use crate::root::{FileEntry, RelPath};
+use crate::root::{FileEntry, RelPath, Root, RootError, Step};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 pub use cache::TagCache;
 pub use language::{Definition, FileTags, Language};
@@ -67,7 +68,6 @@ use parse::parse_all;
 use rank::{MapFile, Steering, split_list};
 use render::{Tally, render};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use symbols::Symbols;
@@ -126,10 +126,8 @@ impl Fs {
             .collect::<Result<Vec<_>, _>>()?;
         let steering = Steering::new(query.query, focus);
 
-        let walked = self.root().tree(&scope)?;
-        let mut candidates = mappable(&scope, &walked.files);
-        let walk_stopped_at = (candidates.len() > MAX_WALK_FILES).then_some(MAX_WALK_FILES);
-        candidates.truncate(MAX_WALK_FILES);
+        let walked = mappable(self.root(), &scope)?;
+        let candidates = walked.files;
 
         // One map at a time per root: the cache and its interner stay consistent.
         let mut cache = self.map_cache();
@@ -158,8 +156,9 @@ impl Fs {
         let tally = Tally {
             mapped: mapped.len(),
             skipped: parsed.skipped,
-            walk_stopped_at,
-            too_deep: walked.too_deep.len(),
+            walk_stopped_at: walked.capped.then_some(MAX_WALK_FILES),
+            walk_limit: walked.limit,
+            too_deep: walked.too_deep,
             unparsed: parsed
                 .unparsed
                 .iter()
@@ -195,45 +194,82 @@ impl Fs {
     }
 }
 
-/// The walked files the map considers: none below a skipped directory (relative to `scope`).
-fn mappable(scope: &RelPath, files: &[FileEntry]) -> Vec<FileEntry> {
-    let below = |path: &str| -> String {
-        if scope.is_root() {
-            path.to_owned()
-        } else {
-            path.get(scope.as_str().len() + 1..)
-                .unwrap_or_default()
-                .to_owned()
-        }
+/// What the map's walk found.
+struct Mappable {
+    /// The files the map considers, in tree order.
+    files: Vec<FileEntry>,
+    /// The walk stopped at [`MAX_WALK_FILES`].
+    capped: bool,
+    /// The configured ceiling that stopped the walk, as the summary names it.
+    limit: Option<String>,
+    /// Directories passed over for lying too deep.
+    too_deep: usize,
+}
+
+/// Walks `scope` in tree order for the files the map considers, entering no skipped
+/// directory (by name below `scope`, any name starting with `.`, a virtualenv, by its
+/// `pyvenv.cfg`), and stopping after [`MAX_WALK_FILES`]. A ceiling the configuration named
+/// ends the walk early (the map ranks what it found and says so); the deadline or a
+/// cancellation ends the call.
+fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
+    let mut walk = root.in_order(scope);
+    let mut found = Mappable {
+        files: Vec::new(),
+        capped: false,
+        limit: None,
+        too_deep: 0,
     };
-    // Virtualenvs, by their marker file.
-    let virtualenvs: HashSet<String> = files
-        .iter()
-        .filter_map(|f| {
-            below(&f.path)
-                .strip_suffix("/pyvenv.cfg")
-                .map(str::to_owned)
-        })
-        .collect();
-    files
-        .iter()
-        .filter(|f| {
-            let relative = below(&f.path);
-            let mut directory = String::new();
-            let mut segments: Vec<&str> = relative.split('/').collect();
-            segments.pop(); // the file's own name
-            segments.into_iter().all(|segment| {
-                if !directory.is_empty() {
-                    directory.push('/');
+    while let Some(step) = walk.next() {
+        match step {
+            Ok(Step::Directory(dir)) => {
+                let name = dir.rsplit('/').next().unwrap_or_default();
+                if name.starts_with('.') || SKIPPED_DIRECTORIES.contains(&name) {
+                    walk.leave();
                 }
-                directory.push_str(segment);
-                !(segment.starts_with('.')
-                    || SKIPPED_DIRECTORIES.contains(&segment)
-                    || virtualenvs.contains(&directory))
-            })
-        })
-        .cloned()
-        .collect()
+            }
+            Ok(Step::TooDeep(_)) => found.too_deep += 1,
+            Ok(Step::File(file)) => {
+                // A virtualenv is known by its marker file, found after the names sorted before
+                // it: what it held so far is dropped, and the rest of it is not walked.
+                if let Some(venv) = file.path.strip_suffix("/pyvenv.cfg")
+                    && scope.contains(venv)
+                    && venv != scope.as_str()
+                {
+                    let inside = |path: &str| {
+                        path.strip_prefix(venv)
+                            .is_some_and(|rest| rest.starts_with('/'))
+                    };
+                    found.files.retain(|f| !inside(&f.path));
+                    walk.leave();
+                    continue;
+                }
+                if found.files.len() == MAX_WALK_FILES {
+                    found.capped = true;
+                    break;
+                }
+                found.files.push(file);
+            }
+            Err(
+                error @ (RootError::FileLimit | RootError::DirectoryLimit | RootError::EntryLimit),
+            ) => {
+                found.limit = Some(limit_named(error, root.limits()));
+                break;
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(found)
+}
+
+/// How a map's summary names the ceiling that stopped its walk: `the file limit (--max-files 9)`.
+fn limit_named(error: RootError, limits: &crate::root::limits::Limits) -> String {
+    let (key, value) = match error {
+        RootError::FileLimit => ("max_files", limits.max_files),
+        RootError::DirectoryLimit => ("max_directories", limits.max_directories),
+        _ => ("max_entries", limits.max_entries),
+    };
+    let spec = crate::root::limits::LimitSpec::by_key(key).expect("a limit's key");
+    format!("the {} ({} {value})", spec.name, spec.flag)
 }
 
 /// `max-chars` when not given.
@@ -320,21 +356,28 @@ mod tests {
             "build/b.js",
             "src/main.rs",
             ".eslintrc.js",
-        ]
-        .map(entry)
-        .to_vec();
-        let kept: Vec<String> = mappable(&RelPath::root(), &files)
-            .into_iter()
-            .map(|f| f.path)
-            .collect();
+            "vendor/dist/x.js",
+        ];
+        let dir = tempfile::tempdir().expect("temp dir");
+        for file in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let selector = Selector::new(&["**".to_owned()], &[], false);
+        let root = Root::open(dir.path(), selector, Limits::default()).expect("root");
+        let kept = |scope: &str| -> Vec<String> {
+            let scope = RelPath::parse(scope).unwrap();
+            let found = mappable(&root, &scope).expect("walks");
+            found.files.into_iter().map(|f| f.path).collect()
+        };
+        // In tree order: the dotfile sorts first.
         assert_eq!(
-            kept,
-            ["a.py", "src/build.rs", "src/main.rs", ".eslintrc.js"]
+            kept("."),
+            [".eslintrc.js", "a.py", "src/build.rs", "src/main.rs"]
         );
         // Asked for explicitly, a skipped directory is mapped; only what lies below is judged.
-        let scope = RelPath::parse("vendor").unwrap();
-        let kept = mappable(&scope, &[entry("vendor/v.go"), entry("vendor/dist/x.js")]);
-        assert_eq!(kept.len(), 1);
+        assert_eq!(kept("vendor"), ["vendor/v.go"]);
     }
 
     fn fs_over(dir: &std::path::Path) -> Fs {

@@ -41,6 +41,8 @@ pub struct Tally {
     pub skipped: usize,
     /// The walk's file cap, when it stopped the walk.
     pub walk_stopped_at: Option<usize>,
+    /// The configured ceiling that stopped the walk (`the file limit, --max-files 1000`).
+    pub walk_limit: Option<String>,
     /// Directories the walk passed over for lying deeper than the depth limit.
     pub too_deep: usize,
     /// Files not parsed because parsing them costs too much (nested too deeply, or holding
@@ -190,6 +192,9 @@ pub fn summary(
     );
     if let Some(cap) = tally.walk_stopped_at {
         line.push_str(&format!("; walk stopped after {cap} files"));
+    }
+    if let Some(limit) = &tally.walk_limit {
+        line.push_str(&format!("; walk stopped at {limit}"));
     }
     if tally.too_deep > 0 {
         line.push_str(&format!(
@@ -415,6 +420,7 @@ mod tests {
             mapped: 1,
             skipped: 0,
             walk_stopped_at: Some(5000),
+            walk_limit: None,
             too_deep: 2,
             unparsed: Vec::new(),
         };

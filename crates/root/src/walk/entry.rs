@@ -8,21 +8,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustix::fs::FileType;
 
 use crate::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names};
+use crate::limits::Ceilings;
 use crate::{Identity, RelPath, Root, RootError, compare_utf16};
 
 /// Counters charged against the root's limits during one traversal; shared by the threads of
 /// a parallel walk.
 pub(super) struct Budget<'a> {
     root: &'a Root,
+    ceilings: Ceilings,
     pub(super) directories: AtomicU64,
     entries: AtomicU64,
     files: AtomicU64,
 }
 
 impl<'a> Budget<'a> {
-    pub(super) fn new(root: &'a Root) -> Self {
+    /// A budget of `ceilings` (the root's own, or only its named ones: [`Limits::named_ceilings`]).
+    ///
+    /// [`Limits::named_ceilings`]: crate::limits::Limits::named_ceilings
+    pub(super) fn new(root: &'a Root, ceilings: Ceilings) -> Self {
         Budget {
             root,
+            ceilings,
             directories: AtomicU64::new(0),
             entries: AtomicU64::new(0),
             files: AtomicU64::new(0),
@@ -33,15 +39,15 @@ impl<'a> Budget<'a> {
         if depth > self.root.limits.max_depth {
             return Err(RootError::DepthLimit);
         }
-        if self.directories.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_directories {
+        if self.directories.fetch_add(1, Ordering::Relaxed) >= self.ceilings.directories {
             return Err(RootError::DirectoryLimit);
         }
         Ok(())
     }
 
-    fn read(&self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
+    pub(super) fn read(&self, dir: impl AsFd) -> Result<Vec<String>, RootError> {
         crate::deadline::check()?;
-        let max = self.root.limits.max_entries;
+        let max = self.ceilings.entries;
         let mut names = read_names(dir, || {
             if self.entries.fetch_add(1, Ordering::Relaxed) >= max {
                 Err(RootError::EntryLimit)
@@ -55,7 +61,7 @@ impl<'a> Budget<'a> {
 
     /// Charges one more served file.
     pub(super) fn file(&self) -> Result<(), RootError> {
-        if self.files.fetch_add(1, Ordering::Relaxed) >= self.root.limits.max_files {
+        if self.files.fetch_add(1, Ordering::Relaxed) >= self.ceilings.files {
             return Err(RootError::FileLimit);
         }
         Ok(())
@@ -136,7 +142,7 @@ impl Root {
     /// The entry `name` of `dir`, or `None` when a walk skips it: a name no path may hold, an
     /// excluded path (before any `stat`, so an excluded tree costs nothing), or what
     /// [`Root::see`] skips.
-    fn entry(
+    pub(super) fn entry(
         &self,
         dir: &OwnedFd,
         path: &RelPath,

@@ -1,0 +1,389 @@
+//! The tree walk taken one entry at a time, in tree order, so a search that has its whole
+//! answer stops walking there: a directory is read only when the walk reaches it, and what lies
+//! after the last entry taken is never read.
+//!
+//! The walk holds one open directory per level it is inside (at most `--max-depth` + 1). A
+//! walk that runs to its end offers what it found to the root's remembered walks, as
+//! [`Root::tree`] does; one that starts where a remembered tree of its scope is kept replays it.
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+
+use rustix::fs::FileType;
+
+use super::entry::{Budget, dir_key};
+use super::{FileEntry, TreeWalk, compare_tree_order};
+use crate::dir::{file_type, reopen};
+use crate::remember::{Key, Ticket, Walked};
+use crate::{Identity, RelPath, Root, RootError};
+
+/// One step of a walk in tree order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A served regular file.
+    File(FileEntry),
+    /// A directory strictly beneath the scope, entered; its contents follow.
+    Directory(String),
+    /// A directory strictly beneath the scope not entered because it lies deeper than
+    /// `--max-depth`.
+    TooDeep(String),
+}
+
+impl Step {
+    /// The step's path relative to the root.
+    pub fn path(&self) -> &str {
+        match self {
+            Step::File(file) => &file.path,
+            Step::Directory(path) | Step::TooDeep(path) => path,
+        }
+    }
+}
+
+/// A walk of one scope in tree order ([`Root::in_order`]): an iterator of [`Step`]s that
+/// yields at most one error (a ceiling the configuration named, the call's deadline, or its
+/// cancellation) and then ends.
+pub struct InOrder<'r> {
+    root: &'r Root,
+    scope: RelPath,
+    source: Source<'r>,
+}
+
+enum Source<'r> {
+    /// A remembered tree of the scope, replayed.
+    Kept {
+        walked: TreeWalk,
+        files: usize,
+        directories: usize,
+        too_deep: usize,
+        /// The directory the last step was in or entered, and one the caller left.
+        last: Option<String>,
+        left: Option<String>,
+    },
+    /// The directories themselves.
+    Live(Box<Live<'r>>),
+    /// The walk could not start: its one item.
+    Failed(RootError),
+    /// Nothing more.
+    Ended,
+}
+
+struct Live<'r> {
+    budget: Budget<'r>,
+    /// The directories the walk is inside, outermost first.
+    frames: Vec<Frame>,
+    ticket: Option<Ticket>,
+    /// Every directory read so far was watched.
+    vouched: bool,
+    /// What the walk found, kept to be remembered when it ends.
+    found: Found,
+    /// The caller left a directory early: what was found is not the whole tree.
+    pruned: bool,
+}
+
+#[derive(Default)]
+struct Found {
+    files: Vec<FileEntry>,
+    directories: Vec<String>,
+    too_deep: Vec<String>,
+}
+
+/// One directory the walk is inside, and its names not yet taken.
+struct Frame {
+    dir: OwnedFd,
+    path: RelPath,
+    /// Its link-free path when a followed link led to it.
+    real: Option<RelPath>,
+    depth: u64,
+    /// (device, inode), to recognise a followed link back into the walk's ancestry.
+    key: (u64, u64),
+    names: std::vec::IntoIter<String>,
+}
+
+impl Root {
+    /// The served tree at or beneath `scope` ([`Root::tree`]'s answer) in tree order, one
+    /// step at a time: nothing is read beyond the last step taken. Symbolic links are never
+    /// followed or listed unless the root follows them. Only a ceiling the configuration
+    /// named stops the walk ([`crate::limits::Limits::named_ceilings`]), or the call's
+    /// deadline or cancellation; the error is the walk's last item.
+    pub fn in_order(&self, scope: &RelPath) -> InOrder<'_> {
+        let key = Key::Tree(scope.as_str().to_owned());
+        let source = match self.remembered.get(&key) {
+            Ok(Walked::Tree(walked)) => Source::Kept {
+                walked,
+                files: 0,
+                directories: 0,
+                too_deep: 0,
+                last: None,
+                left: None,
+            },
+            Ok(_) => unreachable!("a kept walk's key names its kind"),
+            Err(ticket) => Source::Live(Box::new(Live {
+                budget: Budget::new(self, self.limits.named_ceilings()),
+                frames: Vec::new(),
+                ticket: Some(ticket),
+                vouched: true,
+                found: Found::default(),
+                pruned: false,
+            })),
+        };
+        let mut walk = InOrder {
+            root: self,
+            scope: scope.clone(),
+            source,
+        };
+        if let Source::Live(live) = &mut walk.source
+            && let Err(error) = walk.root.start(live)
+        {
+            walk.source = Source::Failed(error);
+        }
+        walk
+    }
+
+    /// Enters the root's own directory: the first frame of a live walk.
+    fn start(&self, live: &mut Live<'_>) -> Result<(), RootError> {
+        let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
+        let stat = rustix::fs::fstat(&dir).map_err(|_| RootError::NotServed)?;
+        let frame = self.enter(live, dir, RelPath::root(), None, 0, dir_key(&stat))?;
+        live.frames.push(frame);
+        Ok(())
+    }
+
+    /// Charges and watches the directory `dir`, then reads its names in order.
+    fn enter(
+        &self,
+        live: &mut Live<'_>,
+        dir: OwnedFd,
+        path: RelPath,
+        real: Option<RelPath>,
+        depth: u64,
+        key: (u64, u64),
+    ) -> Result<Frame, RootError> {
+        live.budget.enter(depth)?;
+        // Watched before it is read, so a change after the read raises an event.
+        if !self.remembered.watch_directory(&dir) {
+            live.vouched = false;
+        }
+        let names = live.budget.read(&dir)?.into_iter();
+        Ok(Frame {
+            dir,
+            path,
+            real,
+            depth,
+            key,
+            names,
+        })
+    }
+
+    /// The next step of a live walk, `None` at its end.
+    fn step(&self, scope: &RelPath, live: &mut Live<'_>) -> Result<Option<Step>, RootError> {
+        loop {
+            let Some(frame) = live.frames.last_mut() else {
+                return Ok(None);
+            };
+            let Some(name) = frame.names.next() else {
+                live.frames.pop();
+                continue;
+            };
+            // Only the directories on the way to the scope and what lies in it are looked at.
+            let Some(child) = RelPath::from_walk(frame.path.join(&name)) else {
+                continue;
+            };
+            let (inside, above) = (
+                scope.contains(child.as_str()),
+                scope.is_below(child.as_str()),
+            );
+            if !inside && !above {
+                continue;
+            }
+            let Some(entry) = self.entry(&frame.dir, &frame.path, frame.real.as_ref(), name) else {
+                continue;
+            };
+            let depth = frame.depth;
+            let stat = entry.seen.stat;
+            match file_type(&stat) {
+                FileType::Directory => {
+                    let key = dir_key(&stat);
+                    if live.frames.iter().any(|f| f.key == key) {
+                        continue; // a followed link back into its own ancestry
+                    }
+                    let child = entry.child.as_str().to_owned();
+                    // Passed over and named, so one deep directory cannot deny every search.
+                    if depth + 1 > self.limits.max_depth {
+                        live.found.too_deep.push(child.clone());
+                        return Ok(Some(Step::TooDeep(child)));
+                    }
+                    let frame = live.frames.last().expect("the frame read from");
+                    // A directory swapped for a link after the lstat fails to open here.
+                    let Some(sub) = self.open_seen(&frame.dir, &entry) else {
+                        continue;
+                    };
+                    let shown = inside && entry.child != *scope;
+                    let real = entry.seen.target.clone();
+                    let entered = self.enter(live, sub, entry.child, real, depth + 1, key)?;
+                    live.frames.push(entered);
+                    if shown {
+                        live.found.directories.push(child.clone());
+                        return Ok(Some(Step::Directory(child)));
+                    }
+                }
+                FileType::RegularFile if inside && self.serves_file(&entry) => {
+                    live.budget.file()?;
+                    let frame = live.frames.last().expect("the frame read from");
+                    // A write through a link elsewhere names no directory watched here.
+                    if stat.st_nlink > 1 && !self.remembered.watch_entry(&frame.dir, &entry.name) {
+                        live.vouched = false;
+                    }
+                    let file = FileEntry {
+                        path: entry.child.as_str().to_owned(),
+                        identity: Identity::of(&stat),
+                    };
+                    live.found.files.push(file.clone());
+                    return Ok(Some(Step::File(file)));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Iterator for InOrder<'_> {
+    type Item = Result<Step, RootError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.source {
+            Source::Kept {
+                walked,
+                files,
+                directories,
+                too_deep,
+                last,
+                left,
+            } => {
+                let step = loop {
+                    let step = replay(walked, files, directories, too_deep);
+                    let Some(step) = step else { break None };
+                    let inside = |dir: &str| {
+                        step.path()
+                            .strip_prefix(dir)
+                            .is_some_and(|rest| rest.starts_with('/'))
+                    };
+                    if left.as_deref().is_some_and(inside) {
+                        continue;
+                    }
+                    break Some(step);
+                };
+                match &step {
+                    Some(Step::Directory(dir)) => *last = Some(dir.clone()),
+                    Some(Step::File(file)) => {
+                        *last = file.path.rsplit_once('/').map(|(dir, _)| dir.to_owned());
+                    }
+                    Some(Step::TooDeep(_)) => {}
+                    None => self.source = Source::Ended,
+                }
+                step.map(Ok)
+            }
+            Source::Live(live) => match self.root.step(&self.scope, live) {
+                Ok(Some(step)) => Some(Ok(step)),
+                Ok(None) => {
+                    self.remember();
+                    self.source = Source::Ended;
+                    None
+                }
+                Err(error) => {
+                    self.source = Source::Ended;
+                    Some(Err(error))
+                }
+            },
+            Source::Failed(error) => {
+                let error = *error;
+                self.source = Source::Ended;
+                Some(Err(error))
+            }
+            Source::Ended => None,
+        }
+    }
+}
+
+impl InOrder<'_> {
+    /// Walks no further into the innermost directory the walk is in: after a
+    /// [`Step::Directory`], the directory just entered; after a [`Step::File`], that file's
+    /// directory. The walk goes on with what follows it. Such a walk is not remembered.
+    pub fn leave(&mut self) {
+        match &mut self.source {
+            Source::Live(live) => {
+                // The scope's own directory and those above it are never left.
+                if live.frames.len() > 1 + self.scope.depth() {
+                    live.frames.pop();
+                    live.pruned = true;
+                }
+            }
+            Source::Kept { last, left, .. } => {
+                let scope = &self.scope;
+                if let Some(dir) = last.take()
+                    && scope.contains(&dir)
+                    && dir != scope.as_str()
+                {
+                    *left = Some(dir);
+                }
+            }
+            Source::Failed(_) | Source::Ended => {}
+        }
+    }
+
+    /// Offers a live walk that reached its end to the remembered walks.
+    fn remember(&mut self) {
+        let Source::Live(live) = &mut self.source else {
+            return;
+        };
+        if live.pruned {
+            return;
+        }
+        let Some(ticket) = live.ticket.take() else {
+            return;
+        };
+        let found = std::mem::take(&mut live.found);
+        let walked = TreeWalk {
+            files: Arc::new(found.files),
+            directories: Arc::new(found.directories),
+            too_deep: Arc::new(found.too_deep),
+        };
+        let key = Key::Tree(self.scope.as_str().to_owned());
+        self.root
+            .remembered
+            .offer(key, ticket, live.vouched, Walked::Tree(walked));
+    }
+}
+
+/// The next step of a remembered tree: the least, in tree order, of its next file, directory
+/// and too-deep directory.
+fn replay(
+    walked: &TreeWalk,
+    files: &mut usize,
+    directories: &mut usize,
+    too_deep: &mut usize,
+) -> Option<Step> {
+    let candidates = [
+        walked.files.get(*files).map(|f| f.path.as_str()),
+        walked.directories.get(*directories).map(String::as_str),
+        walked.too_deep.get(*too_deep).map(String::as_str),
+    ];
+    let (least, _) = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(n, path)| path.map(|p| (n, p)))
+        .min_by(|a, b| compare_tree_order(a.1, b.1))?;
+    Some(match least {
+        0 => {
+            *files += 1;
+            Step::File(walked.files[*files - 1].clone())
+        }
+        1 => {
+            *directories += 1;
+            Step::Directory(walked.directories[*directories - 1].clone())
+        }
+        _ => {
+            *too_deep += 1;
+            Step::TooDeep(walked.too_deep[*too_deep - 1].clone())
+        }
+    })
+}
