@@ -1,8 +1,8 @@
 //! `sha256-v1` revisions: what a location holds, as a token a client can send back to make a
 //! mutation conditional. Files hash their exact bytes, links their target text, directories a
 //! canonical description of the served tree below them: each entry's path, and each file's
-//! device, inode, size and times (its bytes too while it is unsettled), so a directory's token
-//! costs a metadata walk, never a read of everything below it.
+//! device, inode, size and times, so a directory's token costs a metadata walk, never a read
+//! of everything below it.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -15,12 +15,6 @@ use crate::root::{Location, Node, RelPath};
 pub const SCHEME: &str = "sha256-v1";
 /// The token of a path where nothing exists.
 pub const ABSENT: &str = "sha256-v1:absent";
-/// How recently (nanoseconds before the token is taken) a file below a directory may have
-/// changed for its bytes, not only its metadata, to enter the directory's token. A file's
-/// times advance in ticks of the filesystem's clock (a few milliseconds, a second on some),
-/// so a rewrite of the same size within one tick can leave size, times and inode as they were;
-/// a file that has been still for longer than any tick cannot change unseen.
-pub const UNSETTLED_NS: i128 = 2_000_000_000;
 
 /// The revision of one location.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,20 +148,19 @@ impl Fs {
             Node::Symlink(_, target) => {
                 Revision::known("symlink", Some(self.key.keyed_hex("symlink", &target)))
             }
-            Node::Directory(_) => Revision::known(
-                "directory",
-                Some(self.directory_digest(location.path(), fresh)?),
-            ),
+            Node::Directory(_) => {
+                Revision::known("directory", Some(self.directory_digest(location.path())?))
+            }
             Node::Other(_) => Revision::unknown(),
         })
     }
 
     /// SHA-256 of the served tree below `path`, taken from one metadata walk: one line per
     /// entry, in tree order, paths relative to `path`: `d <path>` for a directory,
-    /// `f <path> <device> <inode> <size> <mtime> <ctime>` for a file (times in nanoseconds),
-    /// followed by ` <sha256>` of its bytes when the file changed so recently that a later
-    /// change could leave those numbers as they are ([`UNSETTLED_NS`]).
-    fn directory_digest(&self, path: &RelPath, fresh: bool) -> Result<String, FsError> {
+    /// `f <path> <device> <inode> <size> <mtime> <ctime>` for a file (times in nanoseconds).
+    /// Any write to a file moves its change time, which no caller can set back; docs/fs-tools.md
+    /// says what the token covers and where that rests on the kernel.
+    fn directory_digest(&self, path: &RelPath) -> Result<String, FsError> {
         let walked = self.root().tree(path)?;
         // A tree partly too deep to walk has no revision that would see every change in it.
         if !walked.too_deep.is_empty() {
@@ -180,9 +173,6 @@ impl Fs {
                 p[path.as_str().len() + 1..].to_owned()
             }
         };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_nanos() as i128);
         let mut lines: Vec<(&str, String)> = walked
             .directories
             .iter()
@@ -190,8 +180,8 @@ impl Fs {
             .collect();
         for entry in walked.files.iter() {
             let id = &entry.identity;
-            let mut line = format!(
-                "f {} {} {} {} {} {}",
+            let line = format!(
+                "f {} {} {} {} {} {}\n",
                 strip(&entry.path),
                 id.dev,
                 id.ino,
@@ -199,19 +189,6 @@ impl Fs {
                 id.mtime_ns,
                 id.ctime_ns
             );
-            if now - id.ctime_ns.max(id.mtime_ns) < UNSETTLED_NS {
-                let file = self.root().open_entry(entry)?;
-                let digest = if fresh {
-                    DigestCache::hash_fresh(&file)?
-                } else {
-                    self.memo()
-                        .digest(&file, &mut crate::digest::HashBudget(u64::MAX))
-                        .map_err(unbounded)?
-                };
-                line.push(' ');
-                line.push_str(&digest);
-            }
-            line.push('\n');
             lines.push((&entry.path, line));
         }
         lines.sort_by(|a, b| crate::root::compare_tree_order(a.0, b.0));
