@@ -204,6 +204,9 @@ fn a_named_ceiling_ends_a_glob_with_the_sorted_prefix_and_a_notice() {
     );
 }
 
+/// A change made to a tree outside the server.
+type Change<'a> = Box<dyn Fn() + 'a>;
+
 #[test]
 fn a_directory_revision_changes_with_any_change_below_it() {
     let tree = Tree::new()
@@ -222,7 +225,7 @@ fn a_directory_revision_changes_with_any_change_below_it() {
     assert_eq!(stat(&mut server, "top"), seen[0]);
 
     let deep = tree.join("top/a/b/c/deep.txt");
-    let changes: Vec<(&str, Box<dyn Fn()>)> = vec![
+    let changes: Vec<(&str, Change)> = vec![
         // The bytes alone: same size, same inode, written in place at once.
         (
             "a same-size rewrite in place",
