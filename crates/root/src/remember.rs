@@ -163,14 +163,24 @@ impl Remembered {
         self.watch(|adder| adder.watch_entry(dir, name))
     }
 
+    /// A handle to add a watch with on another thread (see [`Remembered::record`]); `None`
+    /// when nothing can be watched.
+    pub(super) fn adder(&self) -> Option<Adder> {
+        self.lock().watcher.as_ref().and_then(Watcher::adder)
+    }
+
+    /// Records a watch an [`Adder`] added; `false` when none was added.
+    pub(super) fn record(&self, wd: Option<i32>) -> bool {
+        self.lock().watcher.as_mut().is_some_and(|w| w.record(wd))
+    }
+
     /// Adds a watch outside the lock (so the threads of a walk add theirs at once) and records
     /// it under the lock; `false` when none was added.
     fn watch(&self, add: impl FnOnce(&Adder) -> Option<i32>) -> bool {
-        let Some(adder) = self.lock().watcher.as_ref().and_then(Watcher::adder) else {
+        let Some(adder) = self.adder() else {
             return false;
         };
-        let wd = add(&adder);
-        self.lock().watcher.as_mut().is_some_and(|w| w.record(wd))
+        self.record(add(&adder))
     }
 
     /// Keeps `walked` if the walk that found it was watched throughout (`vouched`) and nothing

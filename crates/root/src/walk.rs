@@ -3,6 +3,7 @@
 
 mod entry;
 mod in_order;
+mod read_ahead;
 
 pub use in_order::{InOrder, Step};
 

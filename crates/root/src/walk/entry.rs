@@ -59,6 +59,17 @@ impl<'a> Budget<'a> {
         Ok(names)
     }
 
+    /// Charges the `count` entries of one directory read elsewhere (the call's deadline is
+    /// checked first, as for a read here).
+    pub(super) fn charge_read(&self, count: u64) -> Result<(), RootError> {
+        crate::deadline::check()?;
+        let read = self.entries.fetch_add(count, Ordering::Relaxed);
+        if read.saturating_add(count) > self.ceilings.entries {
+            return Err(RootError::EntryLimit);
+        }
+        Ok(())
+    }
+
     /// Charges one more served file.
     pub(super) fn file(&self) -> Result<(), RootError> {
         if self.files.fetch_add(1, Ordering::Relaxed) >= self.ceilings.files {
@@ -155,6 +166,30 @@ impl Root {
         }
         let seen = self.see(dir, &name, &child, real)?;
         Some(Entry { name, child, seen })
+    }
+
+    /// The entry `name` of the directory reached as `path`, from the `lstat` taken when the
+    /// directory was read ahead (links are not followed on this root); `None` when a walk
+    /// skips it, as [`Root::entry`] would.
+    pub(super) fn entry_seen(
+        &self,
+        path: &RelPath,
+        name: String,
+        stat: Option<rustix::fs::Stat>,
+    ) -> Option<Entry> {
+        let child = RelPath::from_walk(path.join(&name))?;
+        if self.selector.excludes(child.as_str()) {
+            return None;
+        }
+        Some(Entry {
+            name,
+            child,
+            seen: Seen {
+                stat: stat?,
+                target: None,
+                link: false,
+            },
+        })
     }
 
     /// How a walk sees `name` in `dir`: its own `lstat`, or with links followed, the `lstat`

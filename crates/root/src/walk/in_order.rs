@@ -6,12 +6,14 @@
 //! walk that runs to its end offers what it found to the root's remembered walks, as
 //! [`Root::tree`] does; one that starts where a remembered tree of its scope is kept replays it.
 
+use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
 use rustix::fs::FileType;
 
-use super::entry::{Budget, dir_key};
+use super::entry::{Budget, Entry, dir_key};
+use super::read_ahead::{Listing, Pending, read_listing};
 use super::{FileEntry, TreeWalk, compare_tree_order};
 use crate::dir::{file_type, reopen};
 use crate::remember::{Key, Ticket, Walked};
@@ -78,6 +80,11 @@ struct Live<'r> {
     found: Found,
     /// The caller left a directory early: what was found is not the whole tree.
     pruned: bool,
+    /// Directories are read ahead on the worker pool (not when links are followed: seeing an
+    /// entry then resolves paths, which the walk does itself, in order).
+    read_ahead: bool,
+    /// Directories being read ahead.
+    in_flight: usize,
 }
 
 #[derive(Default)]
@@ -87,16 +94,24 @@ struct Found {
     too_deep: Vec<String>,
 }
 
-/// One directory the walk is inside, and its names not yet taken.
+/// Most directories read ahead of the walk at once.
+const READ_AHEAD: usize = 64;
+
+/// One directory the walk is inside, and its entries not yet taken.
 struct Frame {
     dir: OwnedFd,
-    path: RelPath,
-    /// Its link-free path when a followed link led to it.
-    real: Option<RelPath>,
     depth: u64,
     /// (device, inode), to recognise a followed link back into the walk's ancestry.
     key: (u64, u64),
-    names: std::vec::IntoIter<String>,
+    entries: VecDeque<Next>,
+    /// How many of the first `entries` were already considered for reading ahead.
+    considered: usize,
+}
+
+/// An entry not yet taken, and its directory's listing when it is being read ahead.
+struct Next {
+    entry: Entry,
+    read: Option<Pending>,
 }
 
 impl Root {
@@ -124,6 +139,8 @@ impl Root {
                 vouched: true,
                 found: Found::default(),
                 pruned: false,
+                read_ahead: !self.follow_symlinks && crate::workers::pool().is_some(),
+                in_flight: 0,
             })),
         };
         let mut walk = InOrder {
@@ -132,7 +149,7 @@ impl Root {
             source,
         };
         if let Source::Live(live) = &mut walk.source
-            && let Err(error) = walk.root.start(live)
+            && let Err(error) = walk.root.start(scope, live)
         {
             walk.source = Source::Failed(error);
         }
@@ -140,38 +157,87 @@ impl Root {
     }
 
     /// Enters the root's own directory: the first frame of a live walk.
-    fn start(&self, live: &mut Live<'_>) -> Result<(), RootError> {
+    fn start(&self, scope: &RelPath, live: &mut Live<'_>) -> Result<(), RootError> {
         let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
         let stat = rustix::fs::fstat(&dir).map_err(|_| RootError::NotServed)?;
-        let frame = self.enter(live, dir, RelPath::root(), None, 0, dir_key(&stat))?;
+        let listing = self.read_here(live, dir);
+        let frame = self.enter(live, listing, RelPath::root(), None, 0, dir_key(&stat))?;
         live.frames.push(frame);
+        self.read_ahead(scope, live);
         Ok(())
     }
 
-    /// Charges and watches the directory `dir`, then reads its names in order.
+    /// Reads a directory on this thread.
+    fn read_here(&self, live: &Live<'_>, dir: OwnedFd) -> Listing {
+        read_listing(dir, self.remembered.adder().as_ref(), live.read_ahead)
+    }
+
+    /// Charges the directory `listing` read (reached as `path` at `depth`) and makes it the
+    /// walk's next frame: its watch recorded, its entries seen.
     fn enter(
         &self,
         live: &mut Live<'_>,
-        dir: OwnedFd,
+        listing: Listing,
         path: RelPath,
         real: Option<RelPath>,
         depth: u64,
         key: (u64, u64),
     ) -> Result<Frame, RootError> {
         live.budget.enter(depth)?;
-        // Watched before it is read, so a change after the read raises an event.
-        if !self.remembered.watch_directory(&dir) {
+        // Watched before it was read, so a change after the read raises an event.
+        if !self.remembered.record(listing.watch) {
             live.vouched = false;
         }
-        let names = live.budget.read(&dir)?.into_iter();
+        live.budget.charge_read(listing.read)?;
+        let Listing {
+            dir, names, stats, ..
+        } = listing;
+        let entries = names
+            .into_iter()
+            .filter_map(|(name, stat)| {
+                if stats {
+                    self.entry_seen(&path, name, stat)
+                } else {
+                    self.entry(&dir, &path, real.as_ref(), name)
+                }
+            })
+            .map(|entry| Next { entry, read: None })
+            .collect();
         Ok(Frame {
             dir,
-            path,
-            real,
             depth,
             key,
-            names,
+            entries,
+            considered: 0,
         })
+    }
+
+    /// Starts reading the next directories the walk will enter, in the order it will enter
+    /// them (the innermost directory's first), until [`READ_AHEAD`] are being read.
+    fn read_ahead(&self, scope: &RelPath, live: &mut Live<'_>) {
+        if !live.read_ahead {
+            return;
+        }
+        for frame in live.frames.iter_mut().rev() {
+            while live.in_flight < READ_AHEAD && frame.considered < frame.entries.len() {
+                let next = &mut frame.entries[frame.considered];
+                frame.considered += 1;
+                let child = next.entry.child.as_str();
+                if file_type(&next.entry.seen.stat) != FileType::Directory
+                    || frame.depth + 1 > self.limits.max_depth
+                    || !(scope.contains(child) || scope.is_below(child))
+                {
+                    continue;
+                }
+                if let Some(sub) = self.open_seen(&frame.dir, &next.entry) {
+                    next.read = Some(Pending::start(sub, self.remembered.adder()));
+                    live.in_flight += 1;
+                }
+            }
+            if live.in_flight == READ_AHEAD {
+                return;
+            }
+        }
     }
 
     /// The next step of a live walk, `None` at its end.
@@ -180,24 +246,20 @@ impl Root {
             let Some(frame) = live.frames.last_mut() else {
                 return Ok(None);
             };
-            let Some(name) = frame.names.next() else {
+            let Some(Next { entry, read }) = frame.entries.pop_front() else {
                 live.frames.pop();
                 continue;
             };
+            frame.considered = frame.considered.saturating_sub(1);
+            if read.is_some() {
+                live.in_flight -= 1;
+            }
             // Only the directories on the way to the scope and what lies in it are looked at.
-            let Some(child) = RelPath::from_walk(frame.path.join(&name)) else {
-                continue;
-            };
-            let (inside, above) = (
-                scope.contains(child.as_str()),
-                scope.is_below(child.as_str()),
-            );
+            let child = entry.child.as_str();
+            let (inside, above) = (scope.contains(child), scope.is_below(child));
             if !inside && !above {
                 continue;
             }
-            let Some(entry) = self.entry(&frame.dir, &frame.path, frame.real.as_ref(), name) else {
-                continue;
-            };
             let depth = frame.depth;
             let stat = entry.seen.stat;
             match file_type(&stat) {
@@ -206,21 +268,29 @@ impl Root {
                     if live.frames.iter().any(|f| f.key == key) {
                         continue; // a followed link back into its own ancestry
                     }
-                    let child = entry.child.as_str().to_owned();
+                    let child = child.to_owned();
                     // Passed over and named, so one deep directory cannot deny every search.
                     if depth + 1 > self.limits.max_depth {
                         live.found.too_deep.push(child.clone());
                         return Ok(Some(Step::TooDeep(child)));
                     }
-                    let frame = live.frames.last().expect("the frame read from");
-                    // A directory swapped for a link after the lstat fails to open here.
-                    let Some(sub) = self.open_seen(&frame.dir, &entry) else {
+                    let listing = match read {
+                        Some(pending) => pending.wait(),
+                        // A directory swapped for a link after the lstat fails to open here.
+                        None => {
+                            let frame = live.frames.last().expect("the frame read from");
+                            self.open_seen(&frame.dir, &entry)
+                                .map(|sub| self.read_here(live, sub))
+                        }
+                    };
+                    let Some(listing) = listing else {
                         continue;
                     };
                     let shown = inside && entry.child != *scope;
                     let real = entry.seen.target.clone();
-                    let entered = self.enter(live, sub, entry.child, real, depth + 1, key)?;
+                    let entered = self.enter(live, listing, entry.child, real, depth + 1, key)?;
                     live.frames.push(entered);
+                    self.read_ahead(scope, live);
                     if shown {
                         live.found.directories.push(child.clone());
                         return Ok(Some(Step::Directory(child)));
@@ -234,7 +304,7 @@ impl Root {
                         live.vouched = false;
                     }
                     let file = FileEntry {
-                        path: entry.child.as_str().to_owned(),
+                        path: child.to_owned(),
                         identity: Identity::of(&stat),
                     };
                     live.found.files.push(file.clone());
@@ -312,8 +382,10 @@ impl InOrder<'_> {
         match &mut self.source {
             Source::Live(live) => {
                 // The scope's own directory and those above it are never left.
-                if live.frames.len() > 1 + self.scope.depth() {
-                    live.frames.pop();
+                if live.frames.len() > 1 + self.scope.depth()
+                    && let Some(frame) = live.frames.pop()
+                {
+                    live.in_flight -= frame.entries.iter().filter(|n| n.read.is_some()).count();
                     live.pruned = true;
                 }
             }
