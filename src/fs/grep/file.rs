@@ -48,8 +48,9 @@ pub(super) fn prefilter_searcher() -> Searcher {
     searcher_builder(0).line_number(false).build()
 }
 
-/// Whether `file` holds a matching line; `true` when the search fails (the ordered scan then
-/// decides what to report).
+/// Whether `file` holds a matching line: `false` for a binary file (skipped, as the ordered
+/// scan would skip it), `true` when the search fails otherwise (the ordered scan then decides
+/// what to report).
 pub(super) fn holds_match<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
     matcher: &Checked,
@@ -66,7 +67,7 @@ pub(super) fn holds_match<F: ReadAt + ?Sized>(
     let mut first = First(false);
     match searcher.search_reader(matcher, TextSource::new(file), &mut first) {
         Ok(()) => first.0,
-        Err(_) => true,
+        Err(error) => !is_binary(&error),
     }
 }
 
@@ -88,9 +89,28 @@ impl ReadAt for ReadFile {
     }
 }
 
+/// What a [`TextSource`] reports for a binary file; it ends that file's search.
+#[derive(Debug)]
+struct BinaryFile;
+
+impl std::fmt::Display for BinaryFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("binary")
+    }
+}
+
+impl std::error::Error for BinaryFile {}
+
 /// The error a [`TextSource`] reports for a binary file; it ends that file's search.
 pub(super) fn binary() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, "binary")
+    io::Error::new(io::ErrorKind::InvalidData, BinaryFile)
+}
+
+/// Whether a search ended because the file is binary.
+fn is_binary(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<BinaryFile>())
 }
 
 /// A file's bytes as the searcher reads them: by position, up to the size seen at open time,

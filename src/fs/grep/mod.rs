@@ -274,9 +274,10 @@ impl Fs {
     }
 }
 
-/// Files judged in the first batch ahead of the ordered scan; each later batch is twice the
-/// last, up to [`MAX_AHEAD`]: an answer found in the first files costs few judgements, a long
-/// search runs in large parallel batches.
+/// Files judged in the first batch ahead of the ordered scan, and in the batch after one that
+/// found a file that may match; after a batch without one, the next is twice as large, up to
+/// [`MAX_AHEAD`]: an answer found in the first files costs few judgements, a long search for
+/// a rare pattern runs in large parallel batches.
 const FIRST_AHEAD: usize = 16;
 /// Most files judged ahead of the ordered scan at once.
 const MAX_AHEAD: usize = 256;
@@ -323,14 +324,15 @@ impl<'w> Ahead<'w> {
         named: &(impl Fn(&FileEntry) -> bool + Sync),
     ) -> Option<(FileEntry, bool)> {
         if self.judged.is_empty() {
-            if self.walked.is_empty() {
-                self.walked = self.pull(named);
+            if self.walked.len() < self.batch {
+                let more = self.pull(named, self.batch - self.walked.len());
+                self.walked.extend(more);
             }
             if self.walked.is_empty() {
                 return None;
             }
-            let batch = std::mem::take(&mut self.walked);
-            self.batch = (self.batch * 2).min(MAX_AHEAD);
+            let take = self.walked.len().min(self.batch);
+            let batch: Vec<FileEntry> = self.walked.drain(..take).collect();
             // Each file is judged under the call, on whichever pool thread takes it: a call
             // past its deadline or cancelled stops its judging within a window of lines.
             let call = crate::root::current_call();
@@ -345,19 +347,37 @@ impl<'w> Ahead<'w> {
                     })
                     .collect()
             };
+            // The next batch is walked meanwhile, as large as it may grow.
+            let ahead = (self.batch * 2)
+                .min(MAX_AHEAD)
+                .saturating_sub(self.walked.len());
             let (verdicts, next) = crate::workers::install(|| {
-                rayon::join(|| judge(&batch), || call.clone().run(|| self.pull(named)))
+                rayon::join(
+                    || judge(&batch),
+                    || call.clone().run(|| self.pull(named, ahead)),
+                )
             });
-            self.walked = next;
+            self.walked.extend(next);
+            // Matches near: small batches, so an answer about to fill judges few files more
+            // than it shows. None: larger ones, for throughput.
+            self.batch = if verdicts.contains(&true) {
+                FIRST_AHEAD
+            } else {
+                (self.batch * 2).min(MAX_AHEAD)
+            };
             self.judged = batch.into_iter().zip(verdicts).collect();
         }
         self.judged.pop_front()
     }
 
-    /// Walks on to the next batch of files `named` keeps; ends the walk at its error.
-    fn pull(&mut self, named: &(impl Fn(&FileEntry) -> bool + Sync)) -> Vec<FileEntry> {
+    /// Walks on to the next `count` files `named` keeps; ends the walk at its error.
+    fn pull(
+        &mut self,
+        named: &(impl Fn(&FileEntry) -> bool + Sync),
+        count: usize,
+    ) -> Vec<FileEntry> {
         let mut batch = Vec::new();
-        while !self.ended && batch.len() < self.batch {
+        while !self.ended && batch.len() < count {
             match self.walk.next() {
                 Some(Ok(Step::File(file))) if named(&file) => batch.push(file),
                 Some(Ok(Step::TooDeep(dir))) => self.too_deep.push(dir),

@@ -85,6 +85,8 @@ struct Live<'r> {
     read_ahead: bool,
     /// Directories being read ahead.
     in_flight: usize,
+    /// Directories entered so far.
+    entered: usize,
 }
 
 #[derive(Default)]
@@ -94,8 +96,12 @@ struct Found {
     too_deep: Vec<String>,
 }
 
-/// Most directories read ahead of the walk at once.
+/// Most directories read ahead of the walk at once. A walk starts with [`FIRST_READ_AHEAD`]
+/// and reads one more ahead for every two it enters, so a search that stops in its first
+/// directories reads few it does not need, and a long walk keeps the pool busy.
 const READ_AHEAD: usize = 64;
+/// Directories read ahead when a walk starts.
+const FIRST_READ_AHEAD: usize = 4;
 
 /// One directory the walk is inside, and its entries not yet taken.
 struct Frame {
@@ -141,6 +147,7 @@ impl Root {
                 pruned: false,
                 read_ahead: !self.follow_symlinks && crate::workers::pool().is_some(),
                 in_flight: 0,
+                entered: 0,
             })),
         };
         let mut walk = InOrder {
@@ -184,6 +191,7 @@ impl Root {
         key: (u64, u64),
     ) -> Result<Frame, RootError> {
         live.budget.enter(depth)?;
+        live.entered += 1;
         // Watched before it was read, so a change after the read raises an event.
         if !self.remembered.record(listing.watch) {
             live.vouched = false;
@@ -218,8 +226,9 @@ impl Root {
         if !live.read_ahead {
             return;
         }
+        let window = (FIRST_READ_AHEAD + live.entered / 2).min(READ_AHEAD);
         for frame in live.frames.iter_mut().rev() {
-            while live.in_flight < READ_AHEAD && frame.considered < frame.entries.len() {
+            while live.in_flight < window && frame.considered < frame.entries.len() {
                 let next = &mut frame.entries[frame.considered];
                 frame.considered += 1;
                 let child = next.entry.child.as_str();
@@ -234,7 +243,7 @@ impl Root {
                     live.in_flight += 1;
                 }
             }
-            if live.in_flight == READ_AHEAD {
+            if live.in_flight >= window {
                 return;
             }
         }
