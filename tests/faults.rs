@@ -48,10 +48,9 @@ fn a_panic_in_one_call_is_that_calls_error_and_the_server_survives() {
     );
 }
 
-#[test]
-fn a_call_past_its_deadline_is_refused_whole() {
-    let tree = tree();
-    let mut server = Server::start_with_env(
+/// A server over `tree` whose `tool` sleeps 1.5 s before working, under a 1 s call limit.
+fn slowed(tree: &Tree, tool: &str) -> Server {
+    Server::start_with_env(
         tree.path(),
         &[
             "--tools",
@@ -61,16 +60,35 @@ fn a_call_past_its_deadline_is_refused_whole() {
             "--max-call-seconds",
             "1",
         ],
-        &[("FSMCP_TEST_FAULT", "fs_grep:slow")],
-    );
-    let result = server.call_result("fs_grep", json!({"pattern": "a"}));
+        &[("FSMCP_TEST_FAULT", &format!("{tool}:slow"))],
+    )
+}
+
+const PAST_ONE_SECOND: &str = "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)";
+
+#[test]
+fn a_call_past_its_deadline_is_refused_whole() {
+    let tree = tree();
+    let mut server = slowed(&tree, "fs_read");
+    let result = server.call_result("fs_read", json!({"path": "a.txt"}));
     assert_eq!(result["isError"], true);
-    assert_eq!(
-        result["content"][0]["text"],
-        "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)"
-    );
+    assert_eq!(result["content"][0]["text"], PAST_ONE_SECOND);
     let fine = server.call_result("fs_glob", json!({"pattern": "*.txt"}));
     assert_eq!(fine["content"][0]["text"], "a.txt\nd/b.txt");
+}
+
+#[test]
+fn a_search_past_its_deadline_answers_what_it_searched() {
+    let tree = tree();
+    let mut server = slowed(&tree, "fs_grep");
+    let result = server.call_result("fs_grep", json!({"pattern": "a"}));
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(
+        result["content"][0]["text"],
+        format!(
+            "No matches for 'a' under '.'\n\n[stopped early, nothing was searched: {PAST_ONE_SECOND}]"
+        )
+    );
 }
 
 #[test]

@@ -69,8 +69,6 @@ pub struct Fs {
     published: Published,
     /// What `map` parsed, per file, while the file stays unchanged.
     map_cache: Mutex<map::TagCache>,
-    /// Directory revisions of remembered walks, so an unchanged tree's token costs nothing.
-    directory_tokens: Mutex<revision::DirectoryTokens>,
 }
 
 impl ToolSet for Fs {
@@ -92,7 +90,6 @@ impl Fs {
             read_only,
             published,
             map_cache: Mutex::new(map::TagCache::default()),
-            directory_tokens: Mutex::default(),
         }
     }
 

@@ -4,14 +4,11 @@
 //! device, inode, size and times, so a directory's token costs a metadata walk, never a read
 //! of everything below it.
 
-use std::sync::{Arc, Weak};
-
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::{Fs, FsError};
-use crate::digest::{DigestCache, DigestError, hex, sha256_hex};
-use crate::root::{FileEntry, Location, Node, RelPath};
+use crate::digest::{DigestCache, DigestError, sha256_hex};
+use crate::root::{Location, Node};
 
 /// The only revision scheme.
 pub const SCHEME: &str = "sha256-v1";
@@ -77,36 +74,6 @@ pub fn revisions_value(revisions: &[(&str, Revision)]) -> Value {
         map.insert((*arg).to_owned(), revision.value());
     }
     json!({"revisionScheme": SCHEME, "revisions": map})
-}
-
-/// Directory digests of the last few walks the root remembers, each known by the walk's file
-/// list: a remembered walk hands out the same list while its watcher vouches that nothing
-/// below changed, so the same list means the same digest. Only a weak reference is held, so a
-/// list's memory is never kept alive (nor its address reused) on this account.
-#[derive(Debug, Default)]
-pub(super) struct DirectoryTokens(Vec<(String, Weak<Vec<FileEntry>>, String)>);
-
-/// Directory digests kept.
-const DIRECTORY_TOKENS: usize = 16;
-
-impl DirectoryTokens {
-    fn get(&self, path: &RelPath, files: &Arc<Vec<FileEntry>>) -> Option<String> {
-        let files = Arc::downgrade(files);
-        self.0
-            .iter()
-            .find(|(p, walked, _)| p == path.as_str() && Weak::ptr_eq(walked, &files))
-            .map(|(_, _, digest)| digest.clone())
-    }
-
-    fn put(&mut self, path: &RelPath, files: &Arc<Vec<FileEntry>>, digest: String) {
-        self.0
-            .retain(|(p, walked, _)| p != path.as_str() && walked.strong_count() > 0);
-        if self.0.len() >= DIRECTORY_TOKENS {
-            self.0.remove(0);
-        }
-        self.0
-            .push((path.as_str().to_owned(), Arc::downgrade(files), digest));
-    }
 }
 
 /// The reserved `_expected-revisions` argument of a mutation: the token the caller last
@@ -180,75 +147,13 @@ impl Fs {
             Node::Symlink(_, target) => {
                 Revision::known("symlink", Some(self.key.keyed_hex("symlink", &target)))
             }
+            // The tree's metadata (see `Root::tree_digest`); docs/fs-tools.md says what it
+            // covers and where that rests on the kernel.
             Node::Directory(_) => {
-                Revision::known("directory", Some(self.directory_digest(location.path())?))
+                Revision::known("directory", Some(self.root().tree_digest(location.path())?))
             }
             Node::Other(_) => Revision::unknown(),
         })
-    }
-
-    /// SHA-256 of the served tree below `path`, taken from one metadata walk: one line per
-    /// entry, in tree order, paths relative to `path`: `d <path>` for a directory,
-    /// `f <path> <device> <inode> <size> <mtime> <ctime>` for a file (times in nanoseconds).
-    /// Any write to a file moves its change time, which no caller can set back; docs/fs-tools.md
-    /// says what the token covers and where that rests on the kernel.
-    fn directory_digest(&self, path: &RelPath) -> Result<String, FsError> {
-        let walked = self.root().tree(path)?;
-        // A tree partly too deep to walk has no revision that would see every change in it.
-        if !walked.too_deep.is_empty() {
-            return Err(crate::root::RootError::DepthLimit.into());
-        }
-        let tokens = || {
-            self.directory_tokens
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        if let Some(digest) = tokens().get(path, &walked.files) {
-            return Ok(digest);
-        }
-        let strip = |p: &'_ str| -> String {
-            if path.is_root() {
-                p.to_owned()
-            } else {
-                p[path.as_str().len() + 1..].to_owned()
-            }
-        };
-        let mut hasher = Sha256::new();
-        // The walk gives directories and files each in tree order: merged, not sorted.
-        let (mut directories, mut files) = (
-            walked.directories.iter().peekable(),
-            walked.files.iter().peekable(),
-        );
-        let mut line = String::new();
-        loop {
-            let directory_first = match (directories.peek(), files.peek()) {
-                (Some(d), Some(f)) => crate::root::compare_tree_order(d, &f.path).is_lt(),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            line.clear();
-            if directory_first {
-                let d = directories.next().expect("peeked");
-                line.push_str(&format!("d {}\n", strip(d)));
-            } else {
-                let entry = files.next().expect("peeked");
-                let id = &entry.identity;
-                line.push_str(&format!(
-                    "f {} {} {} {} {} {}\n",
-                    strip(&entry.path),
-                    id.dev,
-                    id.ino,
-                    id.size,
-                    id.mtime_ns,
-                    id.ctime_ns
-                ));
-            }
-            hasher.update(line.as_bytes());
-        }
-        let digest = hex(&hasher.finalize());
-        tokens().put(path, &walked.files, digest.clone());
-        Ok(digest)
     }
 
     /// Compares every location argument against its expected token, hashing fresh bytes.

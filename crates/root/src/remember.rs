@@ -29,11 +29,13 @@ const MAX_KEPT_ENTRIES: usize = 1 << 20;
 pub(super) enum Key {
     /// [`Root::inventory`](super::Root::inventory) of a scope.
     Inventory(String),
-    /// [`Root::tree`](super::Root::tree) of a scope.
+    /// A whole [`Root::in_order`](super::Root::in_order) walk of a scope.
     Tree(String),
     /// [`Root::list_with`](super::Root::list_with) of a prefix, with or without selected
     /// empty directories.
     List(String, bool),
+    /// [`Root::tree_digest`](super::Root::tree_digest) of a scope.
+    Digest(String),
 }
 
 /// What a walk found.
@@ -45,6 +47,8 @@ pub(super) enum Walked {
     Tree(TreeWalk),
     /// One level of a directory.
     List(Arc<Vec<ListEntry>>),
+    /// The digest of a tree's metadata.
+    Digest(String),
 }
 
 impl Walked {
@@ -53,6 +57,7 @@ impl Walked {
             Walked::Files(files) => files.len(),
             Walked::Tree(walked) => walked.files.len() + walked.directories.len(),
             Walked::List(entries) => entries.len(),
+            Walked::Digest(_) => 1,
         }
     }
 }

@@ -1,6 +1,9 @@
-//! Budgeted, sorted, descriptor-relative walks: the inventory of served files under a scope,
-//! and the one-level listing whose directories are shown only when they serve something.
+//! Budgeted, sorted, descriptor-relative walks: the inventory of served files under a scope
+//! (the program-facing tools'), the tree in order one step at a time (`in_order`, the
+//! model-facing tools'), the digest of a tree's metadata (`digest`), and the one-level listing
+//! whose directories are shown only when they serve something.
 
+mod digest;
 mod entry;
 mod in_order;
 mod read_ahead;
@@ -24,7 +27,8 @@ use entry::{Budget, Entry, dir_key};
 /// on the thread that reached them, so a deep tree costs stack like a sequential walk does.
 const PARALLEL_DEPTH: u64 = 12;
 
-/// What [`Root::tree`] finds, each list in tree order.
+/// What a whole in-order walk found ([`Root::in_order`]), each list in tree order: kept while
+/// the watcher vouches for it, and replayed.
 #[derive(Debug, Clone)]
 pub struct TreeWalk {
     /// The served files.
@@ -78,8 +82,6 @@ pub struct ListEntry {
 struct Walk<'a> {
     scope: &'a RelPath,
     budget: Budget<'a>,
-    /// Whether the directories entered are collected too ([`Root::tree`]).
-    with_directories: bool,
     /// Subdirectories are walked on the worker pool; otherwise in order on this thread.
     parallel: bool,
     /// Set by the first failure, so the other threads stop early.
@@ -109,15 +111,11 @@ impl Walk<'_> {
 #[derive(Default)]
 struct Found {
     files: Vec<FileEntry>,
-    directories: Vec<String>,
-    too_deep: Vec<String>,
 }
 
 impl Found {
     fn append(&mut self, mut other: Found) {
         self.files.append(&mut other.files);
-        self.directories.append(&mut other.directories);
-        self.too_deep.append(&mut other.too_deep);
     }
 }
 
@@ -143,7 +141,7 @@ impl Root {
             Ok(_) => unreachable_walk(),
             Err(ticket) => ticket,
         };
-        let (Found { mut files, .. }, vouched) = self.walk_scope(scope, false)?;
+        let (Found { mut files }, vouched) = self.walk_scope(scope)?;
         files.sort_by(|a, b| compare_utf16(&a.path, &b.path));
         let files = Arc::new(files);
         self.remembered
@@ -158,57 +156,17 @@ impl Root {
             .holds(&Key::Inventory(scope.as_str().to_owned()), files)
     }
 
-    /// Like [`Root::inventory`], and also every directory strictly beneath `scope` that the
-    /// walk entered (not excluded, not a link), both in tree order: each level's names sorted,
-    /// a directory's contents right after it.
-    pub fn tree(&self, scope: &RelPath) -> Result<TreeWalk, RootError> {
-        let key = Key::Tree(scope.as_str().to_owned());
-        let ticket = match self.remembered.get(&key) {
-            Ok(Walked::Tree(walked)) => return Ok(walked),
-            Ok(_) => unreachable_walk(),
-            Err(ticket) => ticket,
-        };
-        let (mut found, vouched) = self.walk_scope(scope, true)?;
-        found
-            .files
-            .sort_by(|a, b| compare_tree_order(&a.path, &b.path));
-        found.directories.sort_by(|a, b| compare_tree_order(a, b));
-        found.too_deep.sort_by(|a, b| compare_tree_order(a, b));
-        let walked = TreeWalk {
-            files: Arc::new(found.files),
-            directories: Arc::new(found.directories),
-            too_deep: Arc::new(found.too_deep),
-        };
-        self.remembered
-            .offer(key, ticket, vouched, Walked::Tree(walked.clone()));
-        Ok(walked)
-    }
-
-    /// Walks `scope` (in no particular order: callers sort), collecting the directories
-    /// entered when `with_directories`; the flag is `true` when every directory read was
-    /// watched throughout. Subdirectories are walked in parallel on the worker pool; when that
+    /// Walks `scope` (in no particular order: callers sort) for the program-facing tools; the
+    /// flag is `true` when every directory read was watched throughout. Subdirectories are walked in parallel on the worker pool; when that
     /// walk fails on a limit, the walk is repeated in order on this thread so that which limit
     /// is reported never depends on scheduling (a call past its deadline or cancelled fails at
     /// once). The call is taken here, on the calling thread: a pool thread has none.
-    fn walk_scope(
-        &self,
-        scope: &RelPath,
-        with_directories: bool,
-    ) -> Result<(Found, bool), RootError> {
+    fn walk_scope(&self, scope: &RelPath) -> Result<(Found, bool), RootError> {
         let call = super::deadline::current();
         let run = |parallel: bool| {
             let walk = Walk {
                 scope,
-                // The tree walks serve the model-facing tools: only a named ceiling stops them.
-                budget: Budget::new(
-                    self,
-                    if with_directories {
-                        self.limits.named_ceilings()
-                    } else {
-                        self.limits.ceilings()
-                    },
-                ),
-                with_directories,
+                budget: Budget::new(self, self.limits.ceilings()),
                 parallel,
                 failed: AtomicBool::new(false),
                 vouched: AtomicBool::new(true),
@@ -256,13 +214,6 @@ impl Root {
                     if ancestors.contains(&dir_key(&stat)) {
                         continue; // a followed link back into its own ancestry
                     }
-                    // A tree walk (the model-facing tools) passes over what lies too deep and
-                    // names it, so one deep directory cannot deny every search; an inventory
-                    // (the program-facing tools) fails as their contract says.
-                    if walk.with_directories && depth + 1 > self.limits.max_depth {
-                        found.too_deep.push(child.as_str().to_owned());
-                        continue;
-                    }
                     if walk.parallel && depth < PARALLEL_DEPTH {
                         deferred.push(entry);
                     } else {
@@ -308,15 +259,12 @@ impl Root {
         ancestors: &[(u64, u64)],
         walk: &Walk<'_>,
     ) -> Result<Found, RootError> {
-        let (scope, child, seen) = (walk.scope, &entry.child, &entry.seen);
+        let (child, seen) = (&entry.child, &entry.seen);
         // A directory swapped for a link after the lstat fails to open here.
         let Some(sub) = self.open_seen(dir, entry) else {
             return Ok(Found::default());
         };
         let mut found = Found::default();
-        if walk.with_directories && scope.contains(child.as_str()) && child != scope {
-            found.directories.push(child.as_str().to_owned());
-        }
         let mut below = ancestors.to_vec();
         below.push(dir_key(&seen.stat));
         let real = seen.target.as_ref();

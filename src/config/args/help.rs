@@ -31,7 +31,8 @@ Options:
   --include <glob>             Serve paths matching the glob. Required; repeatable.
   --exclude <glob>             Hide paths matching the glob, even if included. Repeatable.
   --no-default-exclude         Drop the built-in excludes (dependency dirs, .git, .env, keys).
-  --max-files <n>              Files one traversal may select. Default {max_files}.
+  --max-files <n>              Files one traversal may select. Default {max_files}. The fs
+                               tools heed it, --max-directories and --max-entries only when given.
   --max-directories <n>        Directories one traversal may enter. Default {max_directories}.
   --max-depth <n>              Deepest nesting a walk reaches; 0 = root only. Default {max_depth}.
   --max-entries <n>            Directory entries one traversal may read. Default {max_entries}.

@@ -1,10 +1,11 @@
 //! The tree walk taken one entry at a time, in tree order, so a search that has its whole
-//! answer stops walking there: a directory is read only when the walk reaches it, and what lies
-//! after the last entry taken is never read.
+//! answer stops walking there: nothing is read beyond the next few directories the walk will
+//! enter, which are read ahead on the worker pool (`read_ahead`).
 //!
-//! The walk holds one open directory per level it is inside (at most `--max-depth` + 1). A
-//! walk that runs to its end offers what it found to the root's remembered walks, as
-//! [`Root::tree`] does; one that starts where a remembered tree of its scope is kept replays it.
+//! The walk holds one open directory per level it is inside (at most `--max-depth` + 1), and
+//! one per directory read ahead. A walk that runs to its end offers what it found to the
+//! root's remembered walks when it is small enough to keep; one that starts where a remembered
+//! tree of its scope is kept replays it.
 
 use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
@@ -48,6 +49,8 @@ pub struct InOrder<'r> {
     root: &'r Root,
     scope: RelPath,
     source: Source<'r>,
+    /// Every directory the walk read was watched (a remembered walk's were).
+    watched: bool,
 }
 
 enum Source<'r> {
@@ -78,7 +81,8 @@ struct Live<'r> {
     vouched: bool,
     /// What the walk found, kept to be remembered when it ends.
     found: Found,
-    /// The caller left a directory early: what was found is not the whole tree.
+    /// What was found is not the whole tree, or too much to keep: the caller left a directory
+    /// early, or the walk passed [`MAX_REMEMBERED`] entries.
     pruned: bool,
     /// Directories are read ahead on the worker pool (not when links are followed: seeing an
     /// entry then resolves paths, which the walk does itself, in order).
@@ -87,6 +91,22 @@ struct Live<'r> {
     in_flight: usize,
     /// Directories entered so far.
     entered: usize,
+}
+
+impl Live<'_> {
+    /// Records a step in what the walk found, unless it can no longer be remembered.
+    fn keep(&mut self, add: impl FnOnce(&mut Found)) {
+        if self.pruned {
+            return;
+        }
+        let found = &mut self.found;
+        if found.files.len() + found.directories.len() + found.too_deep.len() >= MAX_REMEMBERED {
+            self.pruned = true;
+            self.found = Found::default();
+            return;
+        }
+        add(found);
+    }
 }
 
 #[derive(Default)]
@@ -102,6 +122,9 @@ struct Found {
 const READ_AHEAD: usize = 64;
 /// Directories read ahead when a walk starts.
 const FIRST_READ_AHEAD: usize = 4;
+/// Most entries (files and directories) a walk collects to be remembered: a larger tree is
+/// walked afresh each time, so a walk's memory stays flat however large the tree.
+const MAX_REMEMBERED: usize = 20_000;
 
 /// One directory the walk is inside, and its entries not yet taken.
 struct Frame {
@@ -121,8 +144,8 @@ struct Next {
 }
 
 impl Root {
-    /// The served tree at or beneath `scope` ([`Root::tree`]'s answer) in tree order, one
-    /// step at a time: nothing is read beyond the last step taken. Symbolic links are never
+    /// The served tree at or beneath `scope` in tree order (each directory's names sorted, its
+    /// contents right after it), one step at a time: nothing is read beyond the last step taken. Symbolic links are never
     /// followed or listed unless the root follows them. Only a ceiling the configuration
     /// named stops the walk ([`crate::limits::Limits::named_ceilings`]), or the call's
     /// deadline or cancellation; the error is the walk's last item.
@@ -154,6 +177,7 @@ impl Root {
             root: self,
             scope: scope.clone(),
             source,
+            watched: true,
         };
         if let Source::Live(live) = &mut walk.source
             && let Err(error) = walk.root.start(scope, live)
@@ -280,7 +304,7 @@ impl Root {
                     let child = child.to_owned();
                     // Passed over and named, so one deep directory cannot deny every search.
                     if depth + 1 > self.limits.max_depth {
-                        live.found.too_deep.push(child.clone());
+                        live.keep(|found| found.too_deep.push(child.clone()));
                         return Ok(Some(Step::TooDeep(child)));
                     }
                     let listing = match read {
@@ -301,7 +325,7 @@ impl Root {
                     live.frames.push(entered);
                     self.read_ahead(scope, live);
                     if shown {
-                        live.found.directories.push(child.clone());
+                        live.keep(|found| found.directories.push(child.clone()));
                         return Ok(Some(Step::Directory(child)));
                     }
                 }
@@ -316,7 +340,7 @@ impl Root {
                         path: child.to_owned(),
                         identity: Identity::of(&stat),
                     };
-                    live.found.files.push(file.clone());
+                    live.keep(|found| found.files.push(file.clone()));
                     return Ok(Some(Step::File(file)));
                 }
                 _ => {}
@@ -364,11 +388,13 @@ impl Iterator for InOrder<'_> {
             Source::Live(live) => match self.root.step(&self.scope, live) {
                 Ok(Some(step)) => Some(Ok(step)),
                 Ok(None) => {
+                    self.watched = live.vouched;
                     self.remember();
                     self.source = Source::Ended;
                     None
                 }
                 Err(error) => {
+                    self.watched = false;
                     self.source = Source::Ended;
                     Some(Err(error))
                 }
@@ -384,6 +410,12 @@ impl Iterator for InOrder<'_> {
 }
 
 impl InOrder<'_> {
+    /// Whether every directory the walk read was watched, so what it found may be remembered
+    /// ([`crate::remember`]); meaningful once the walk has ended.
+    pub(super) fn watched(&self) -> bool {
+        self.watched
+    }
+
     /// Walks no further into the innermost directory the walk is in: after a
     /// [`Step::Directory`], the directory just entered; after a [`Step::File`], that file's
     /// directory. The walk goes on with what follows it. Such a walk is not remembered.
@@ -396,6 +428,7 @@ impl InOrder<'_> {
                 {
                     live.in_flight -= frame.entries.iter().filter(|n| n.read.is_some()).count();
                     live.pruned = true;
+                    live.found = Found::default();
                 }
             }
             Source::Kept { last, left, .. } => {
