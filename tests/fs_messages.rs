@@ -32,10 +32,15 @@ fn both_sets(tree: &Tree, limits: &[&str]) -> Server {
     Server::start(tree.path(), &args)
 }
 
-/// The fs refusal of a walk that went over a limit, for tools whose walk `path` narrows.
-fn walk_refusal(what: &str, limit: &str, key: &str) -> String {
+/// The notice closing an fs search whose walk went over a limit: how far the answer goes,
+/// then the limit worded as every limit is, with what to narrow.
+fn walk_stopped(last: Option<&str>, what: &str, limit: &str, key: &str, narrow: &str) -> String {
+    let covered = match last {
+        Some(last) => format!("the answer covers the tree up to '{last}'"),
+        None => "nothing was searched".to_owned(),
+    };
     format!(
-        "{what} (the {limit}); narrow path to a smaller directory, or raise it with --{} (config key limits.{key})",
+        "\n\n[stopped early, {covered}: {what} (the {limit}); {narrow}, or raise it with --{} (config key limits.{key})]",
         key.replace('_', "-")
     )
 }
@@ -44,19 +49,36 @@ fn walk_refusal(what: &str, limit: &str, key: &str) -> String {
 fn a_walk_over_the_file_limit_names_the_limit_for_fs_and_keeps_ptc_words() {
     let tree = six_files();
     let mut server = both_sets(&tree, &["--max-files", "3"]);
-    let refusal = walk_refusal(
-        "the walk selected more than 3 files",
-        "file limit",
-        "max_files",
+    let stopped = |narrow| {
+        walk_stopped(
+            Some("d/b.txt"),
+            "the walk selected more than 3 files",
+            "file limit",
+            "max_files",
+            narrow,
+        )
+    };
+    // The searches answer what the first three files gave, and say where they stopped.
+    assert_eq!(
+        fs_text(&mut server, "fs_glob", json!({"pattern": "*.txt"})),
+        format!(
+            "a.txt\nd/b.txt{}",
+            stopped("narrow the path or the pattern")
+        )
     );
-    for (tool, args) in [
-        ("fs_glob", json!({"pattern": "*.txt"})),
-        ("fs_grep", json!({"pattern": "a"})),
-        ("fs_map", json!({})),
-    ] {
-        assert_eq!(fs_error(&mut server, tool, args), refusal, "{tool}");
-    }
-    // Narrowing the path is what the message asks for, and it works.
+    assert_eq!(
+        fs_text(&mut server, "fs_grep", json!({"pattern": "a"})),
+        format!(
+            "README.md:1:# readme\na.txt:1:alpha\nd/b.txt:1:beta{}",
+            stopped("narrow the path or glob")
+        )
+    );
+    let map = fs_text(&mut server, "fs_map", json!({}));
+    assert!(
+        map.contains("; walk stopped at the file limit (--max-files 3)"),
+        "{map}"
+    );
+    // Narrowing the path is what the notice asks for, and it works.
     assert_eq!(
         fs_text(
             &mut server,
@@ -92,12 +114,18 @@ fn a_walk_over_the_file_limit_names_the_limit_for_fs_and_keeps_ptc_words() {
 fn walks_over_the_directory_and_entry_limits_name_them_for_fs_and_keep_ptc_words() {
     let tree = six_files();
     let mut server = both_sets(&tree, &["--max-directories", "2"]);
+    // The root and `d` are entered; `d/e` would be the third.
     assert_eq!(
-        fs_error(&mut server, "fs_grep", json!({"pattern": "a"})),
-        walk_refusal(
-            "the walk entered more than 2 directories",
-            "directory limit",
-            "max_directories"
+        fs_text(&mut server, "fs_grep", json!({"pattern": "a"})),
+        format!(
+            "README.md:1:# readme\na.txt:1:alpha\nd/b.txt:1:beta\nd/c.txt:1:gamma{}",
+            walk_stopped(
+                Some("d/c.txt"),
+                "the walk entered more than 2 directories",
+                "directory limit",
+                "max_directories",
+                "narrow the path or glob"
+            )
         )
     );
     assert_eq!(
@@ -105,12 +133,18 @@ fn walks_over_the_directory_and_entry_limits_name_them_for_fs_and_keep_ptc_words
         "directory limit exceeded"
     );
     let mut server = both_sets(&tree, &["--max-entries", "3"]);
+    // The root's three entries fit; `d`'s three more do not.
     assert_eq!(
-        fs_error(&mut server, "fs_glob", json!({"pattern": "*"})),
-        walk_refusal(
-            "the walk read more than 3 directory entries",
-            "entry limit",
-            "max_entries"
+        fs_text(&mut server, "fs_glob", json!({"pattern": "*"})),
+        format!(
+            "README.md\na.txt{}",
+            walk_stopped(
+                Some("a.txt"),
+                "the walk read more than 3 directory entries",
+                "entry limit",
+                "max_entries",
+                "narrow the path or the pattern"
+            )
         )
     );
     assert_eq!(
@@ -210,8 +244,8 @@ fn a_call_past_its_time_limit_names_the_key_for_fs_and_keeps_ptc_words() {
     let tree = six_files();
     for (tool, args, refusal) in [
         (
-            "fs_grep",
-            json!({"pattern": "a"}),
+            "fs_read",
+            json!({"path": "a.txt"}),
             "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)",
         ),
         (
