@@ -10,23 +10,10 @@
 mod support;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestRunner;
 use serde_json::json;
 use support::fs::*;
 use support::*;
-
-/// Proptest cases, unless `PROPTEST_CASES` says otherwise; no regression files.
-fn config(cases: u32) -> Config {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 /// A random tree: up to 40 files at depths 1 to 4, named from a small alphabet whose names
 /// test tree order (`a`, `a.txt`, `a-b`, `B`, `é`), each file with a few lines, some holding
@@ -87,7 +74,7 @@ fn file_limit_notice(last: &str, limit: u64, narrow: &str) -> String {
 
 #[test]
 fn a_walk_stopped_by_a_ceiling_answers_the_whole_walk_cut_there() {
-    let mut runner = TestRunner::new(config(24));
+    let mut runner = TestRunner::new(proptest_config(24));
     runner
         .run(&(tree_files(), 1u64..45), |(files, limit)| {
             let tree = build(&files);
@@ -126,7 +113,7 @@ fn a_walk_stopped_by_a_ceiling_answers_the_whole_walk_cut_there() {
 
 #[test]
 fn a_search_stopped_at_max_results_answers_the_first_lines_of_the_whole_search() {
-    let mut runner = TestRunner::new(config(24));
+    let mut runner = TestRunner::new(proptest_config(24));
     runner
         .run(&(tree_files(), 1u64..12), |(files, max)| {
             let tree = build(&files);
@@ -147,7 +134,6 @@ fn a_search_stopped_at_max_results_answers_the_first_lines_of_the_whole_search()
             prop_assert_eq!(said_more, every.len() > cut, "{}", some);
             Ok(())
         })
-        .map_err(|e| TestCaseError::fail(e.to_string()))
         .unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -18,25 +18,11 @@ use std::cell::RefCell;
 use fsmcp::root::{Glob, Selector};
 use fsmcp::{CursorCodec, Key, PtcError};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Value, json};
 use support::*;
 
 const NOT_VALID: &str = "cursor is not valid";
-
-/// A bounded configuration: `cases` unless `PROPTEST_CASES` says otherwise, no regression
-/// files written into the source tree.
-fn config(cases: u32) -> Config {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // (a) read pages concatenate to the file
@@ -75,7 +61,7 @@ fn page_bytes() -> impl Strategy<Value = u64> {
 
 #[test]
 fn read_pages_concatenate_to_the_file() {
-    let mut runner = TestRunner::new(config(40));
+    let mut runner = TestRunner::new(proptest_config(40));
     runner
         .run(&(text(), page_bytes()), |(content, max_read)| {
             // Keep the number of pages (round trips) bounded for the smallest pages.
@@ -180,7 +166,7 @@ fn position() -> impl Strategy<Value = Value> {
 
 #[test]
 fn the_codec_refuses_every_edited_cursor() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(proptest_config(256));
     runner
         .run(
             &(
@@ -238,7 +224,7 @@ fn the_server_refuses_every_edited_cursor() {
         (tool, args, cursor)
     })
     .collect();
-    let mut runner = TestRunner::new(config(96));
+    let mut runner = TestRunner::new(proptest_config(96));
     runner
         .run(&(0..issued.len(), edit()), |(which, edit)| {
             let (tool, args, cursor) = &issued[which];
@@ -314,7 +300,7 @@ fn path() -> impl Strategy<Value = String> {
 
 #[test]
 fn the_selector_never_selects_what_an_exclude_names() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(proptest_config(256));
     runner
         .run(
             &(

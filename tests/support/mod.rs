@@ -909,3 +909,17 @@ pub fn payload_of(cursor: &str) -> Value {
         .expect("base64url payload");
     serde_json::from_slice(&bytes).expect("JSON payload")
 }
+
+/// A bounded proptest configuration: `cases` unless `PROPTEST_CASES` says otherwise, and no
+/// regression files written into the source tree.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
