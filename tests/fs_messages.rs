@@ -87,7 +87,8 @@ fn a_walk_over_the_file_limit_names_the_limit_for_fs_and_keeps_ptc_words() {
         ),
         "d/e/f.txt\nd/e/g.txt"
     );
-    // A listing has no path to narrow: it says only how to raise the limit.
+    // A listing lists the entries before the limit; it has no path to narrow, so its notice
+    // says only how to raise the limit.
     let tree = Tree::new()
         .file("many/1.txt", "")
         .file("many/2.txt", "")
@@ -95,8 +96,8 @@ fn a_walk_over_the_file_limit_names_the_limit_for_fs_and_keeps_ptc_words() {
         .file("many/4.txt", "");
     let mut server = both_sets(&tree, &["--max-files", "3"]);
     assert_eq!(
-        fs_error(&mut server, "fs_list", json!({"path": "many"})),
-        "the walk selected more than 3 files (the file limit); raise it with --max-files (config key limits.max_files)"
+        fs_text(&mut server, "fs_list", json!({"path": "many"})),
+        "1.txt\n2.txt\n3.txt\n\n[stopped early, the answer covers the tree up to 'many/3.txt': the walk selected more than 3 files (the file limit); raise it with --max-files (config key limits.max_files)]"
     );
     for (tool, args) in [
         ("search_files", json!({"query": "txt"})),

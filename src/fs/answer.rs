@@ -46,13 +46,13 @@ pub(super) fn output_stopped(kept: usize, max_result_bytes: u64, narrow: &str) -
 /// The notice closing an answer whose walk stopped at `error` before the scope's end: a
 /// ceiling the configuration named, or the call's deadline. Everything in tree order up to
 /// `last` (the last path the answer covers, `None` when the walk stopped before any) was
-/// searched; `narrow` says how to ask for less. Any other error (a cancelled call) is the
-/// call's answer instead.
+/// searched; `narrow` says how to ask for less, where an argument can. Any other error (a
+/// cancelled call) is the call's answer instead.
 pub(super) fn walk_stopped(
     error: RootError,
     last: Option<&str>,
     limits: &Limits,
-    narrow: &str,
+    narrow: Option<&str>,
 ) -> Result<String, FsError> {
     if !matches!(
         error,
@@ -63,7 +63,7 @@ pub(super) fn walk_stopped(
     ) {
         return Err(error.into());
     }
-    let over = match FsError::Root(error).worded_for(None, limits, Some(narrow)) {
+    let over = match FsError::Root(error).worded_for(None, limits, narrow) {
         FsError::OverLimit(over) => over,
         other => return Err(other),
     };

@@ -77,7 +77,7 @@ impl Fs {
                 }
                 Ok(Step::Directory(_)) => continue,
                 Err(error) => {
-                    stopped = Some(walk_stopped(error, last.as_deref(), limits, NARROW)?);
+                    stopped = Some(walk_stopped(error, last.as_deref(), limits, Some(NARROW))?);
                     break;
                 }
             };

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::answer::FsAnswer;
+use super::answer::{FsAnswer, walk_stopped};
 use super::locate::FsPath;
 use super::revision::revisions_value;
 use super::shown::shown_path;
@@ -41,8 +41,9 @@ impl Fs {
             Node::Directory(_) => {}
             _ => return Err(FsError::NotDirectory(given.to_owned())),
         }
-        let entries = self.root().list_with(path, true)?;
-        let text = if entries.is_empty() {
+        let listed = self.root().list_with(path, true)?;
+        let entries = &listed.entries;
+        let mut text = if entries.is_empty() && listed.stopped.is_none() {
             "(empty directory)".to_owned()
         } else {
             let budget = self.root().limits().max_result_bytes - super::answer::RESULT_HEADROOM;
@@ -74,6 +75,12 @@ impl Fs {
             }
             text
         };
+        if let Some(stop) = listed.stopped {
+            // A listing has no argument to narrow: the notice says only how to raise the limit.
+            let last = entries.last().map(|entry| entry.path.as_str());
+            text.push_str(&walk_stopped(stop, last, self.root().limits(), None)?);
+            text = text.trim_start_matches('\n').to_owned();
+        }
         let revision = self.revision(&location, false);
         Ok(FsAnswer {
             text,

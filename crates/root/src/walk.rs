@@ -67,6 +67,16 @@ impl EntryKind {
     }
 }
 
+/// A one-level listing ([`Root::list_with`]).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    /// The entries listed, by name.
+    pub entries: Arc<Vec<ListEntry>>,
+    /// What stopped the listing before its end: a ceiling, or the call's deadline or
+    /// cancellation. `entries` are those before it.
+    pub stopped: Option<RootError>,
+}
+
 /// One entry of a one-level listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListEntry {
@@ -276,20 +286,31 @@ impl Root {
     /// when it serves a file at some depth; a prefix that is missing, excluded, not a
     /// directory, or reached through a link lists as empty.
     pub fn list(&self, prefix: &RelPath) -> Result<Arc<Vec<ListEntry>>, RootError> {
-        self.list_with(prefix, false)
+        let listed = self.list_with(prefix, false)?;
+        match listed.stopped {
+            Some(error) => Err(error),
+            None => Ok(listed.entries),
+        }
     }
 
-    /// Like [`Root::list`]; with `selected_directories`, a directory whose own path the
-    /// selector serves is listed even when it holds no served file yet (an empty directory
-    /// made by a model-facing tool stays visible).
+    /// Like [`Root::list`]; with `selected_directories` (the model-facing tools' listing), a
+    /// directory whose own path the selector serves is listed even when it holds no served
+    /// file yet (an empty directory made by a model-facing tool stays visible), only a ceiling
+    /// the configuration named applies, and a listing that a ceiling or the call stops holds
+    /// the entries before that point, with what stopped it.
     pub fn list_with(
         &self,
         prefix: &RelPath,
         selected_directories: bool,
-    ) -> Result<Arc<Vec<ListEntry>>, RootError> {
+    ) -> Result<Listed, RootError> {
         let key = Key::List(prefix.as_str().to_owned(), selected_directories);
         let ticket = match self.remembered.get(&key) {
-            Ok(Walked::List(entries)) => return Ok(entries),
+            Ok(Walked::List(entries)) => {
+                return Ok(Listed {
+                    entries,
+                    stopped: None,
+                });
+            }
             Ok(_) => unreachable_walk(),
             Err(ticket) => ticket,
         };
@@ -314,34 +335,39 @@ impl Root {
             }
         }
         let mut vouched_walk = vouched;
-        let entries =
-            Arc::new(self.list_uncached(prefix, selected_directories, &mut vouched_walk)?);
-        self.remembered
-            .offer(key, ticket, vouched_walk, Walked::List(entries.clone()));
-        Ok(entries)
+        let (entries, stopped) =
+            self.list_uncached(prefix, selected_directories, &mut vouched_walk)?;
+        let entries = Arc::new(entries);
+        if stopped.is_none() {
+            self.remembered
+                .offer(key, ticket, vouched_walk, Walked::List(entries.clone()));
+        }
+        Ok(Listed { entries, stopped })
     }
 
+    /// The listing, and what stopped it before its end, if anything.
     fn list_uncached(
         &self,
         prefix: &RelPath,
         selected_directories: bool,
         vouched: &mut bool,
-    ) -> Result<Vec<ListEntry>, RootError> {
+    ) -> Result<(Vec<ListEntry>, Option<RootError>), RootError> {
         let depth = prefix.depth() as u64;
         if depth > self.limits.max_depth {
             return Err(RootError::DepthLimit);
         }
+        let empty = Ok((Vec::new(), None));
         if self.selector.excludes_ancestor(prefix) {
-            return Ok(Vec::new());
+            return empty;
         }
         let Ok(resolved) = self.resolve(prefix, true) else {
-            return Ok(Vec::new());
+            return empty;
         };
         if self.selector.excludes_ancestor(&resolved) {
-            return Ok(Vec::new());
+            return empty;
         }
         let Some(dir) = open_dir_chain(&self.dir, &resolved) else {
-            return Ok(Vec::new());
+            return empty;
         };
         // The levels above the prefix count as entered, as a walk from the root would have.
         // A listing that shows selected empty directories is the model-facing tools'.
@@ -353,9 +379,12 @@ impl Root {
         let budget = Budget::new(self, ceilings);
         budget.directories.store(depth, Ordering::Relaxed);
         let real = (resolved != *prefix).then_some(&resolved);
-        let entries = self.entries(&dir, prefix, real, depth, &budget, || {
+        let entries = match self.entries(&dir, prefix, real, depth, &budget, || {
             *vouched = *vouched && self.remembered.watch_directory(&dir);
-        })?;
+        }) {
+            Ok(entries) => entries,
+            Err(stop) => return Ok((Vec::new(), Some(stop))),
+        };
         let mut listed = Vec::new();
         for entry in entries {
             let kind = match file_type(&entry.seen.stat) {
@@ -365,10 +394,13 @@ impl Root {
                     };
                     let shown = selected_directories && self.selector.selects(entry.child.as_str());
                     let mut ancestors = vec![dir_key(&entry.seen.stat)];
-                    if !shown
-                        && !self.probe(&sub, &entry, depth + 1, &budget, &mut ancestors, vouched)?
-                    {
-                        continue;
+                    if !shown {
+                        match self.probe(&sub, &entry, depth + 1, &budget, &mut ancestors, vouched)
+                        {
+                            Ok(true) => {}
+                            Ok(false) => continue,
+                            Err(stop) => return Ok((listed, Some(stop))),
+                        }
                     }
                     EntryKind::Directory
                 }
@@ -376,14 +408,16 @@ impl Root {
                 _ => continue,
             };
             // Every entry listed counts against --max-files, a directory as well as a file.
-            budget.file()?;
+            if let Err(stop) = budget.file() {
+                return Ok((listed, Some(stop)));
+            }
             listed.push(ListEntry {
                 path: entry.child.as_str().to_owned(),
                 name: entry.name,
                 kind,
             });
         }
-        Ok(listed)
+        Ok((listed, None))
     }
 
     /// Whether `dir` serves any file at any depth. Every entry of a probed directory is read

@@ -252,7 +252,7 @@ impl Fs {
                 error,
                 searched.as_deref(),
                 limits,
-                "narrow the path or glob",
+                Some("narrow the path or glob"),
             )?);
         }
         text.extend(too_deep_notice(&ahead.too_deep, limits.max_depth));
