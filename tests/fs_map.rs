@@ -170,6 +170,66 @@ fn query_and_focus_recentre_the_map() {
     assert_eq!(summary_of(&focused), summary_of(POLYGLOT_MAP));
 }
 
+/// A tree whose hub outranks everything unsteered, with a small file defining `make_widget`
+/// (line 5) among others, referred to from one file only.
+fn hub_and_widget() -> Tree {
+    let mut tree = polyglot();
+    tree = tree.file(
+        "src/widget.py",
+        "import os\n\n\ndef other():\n    pass\ndef make_widget(size):\n    return size\n",
+    );
+    tree.file(
+        "src/use.py",
+        "from src.widget import make_widget\n\n\ndef build():\n    return make_widget(3)\n",
+    )
+}
+
+#[test]
+fn a_query_naming_an_identifier_leads_with_its_file_and_its_line() {
+    let tree = hub_and_widget();
+    let mut server = fs_server(&tree);
+    assert_eq!(files_of(&map(&mut server, json!({})))[0], "core/hub.py");
+    // Exactly, or by its words in snake, camel or spaced form.
+    for query in ["make_widget", "makeWidget", "MakeWidget", "make widget"] {
+        let text = map(&mut server, json!({"query": query}));
+        assert_eq!(files_of(&text)[0], "src/widget.py", "{query}: {text}");
+        let (first, _) = text.split_once("\n\n").expect("a blank line after a file");
+        assert!(
+            first
+                .lines()
+                .any(|l| l.trim_start() == "6: def make_widget(size):"),
+            "{query}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_focus_is_read_relative_to_the_root_then_to_path_and_one_naming_nothing_is_reported() {
+    let tree = hub_and_widget();
+    let mut server = fs_server(&tree);
+    // Relative to the root, and, naming nothing there, relative to `path`.
+    for args in [
+        json!({"path": "src", "focus": "src/use.py"}),
+        json!({"path": "src", "focus": "use.py"}),
+    ] {
+        let text = map(&mut server, args.clone());
+        assert_eq!(files_of(&text)[0], "src/use.py", "{args}: {text}");
+        assert!(!summary_of(&text).contains("focus"), "{args}: {text}");
+    }
+    // The file it depends on comes next.
+    let text = map(&mut server, json!({"path": "src", "focus": "use.py"}));
+    assert_eq!(files_of(&text), ["src/use.py", "src/widget.py"], "{text}");
+    // A focus naming nothing either way is said, not ignored.
+    let text = map(
+        &mut server,
+        json!({"path": "src", "focus": "nope.py, use.py"}),
+    );
+    assert!(
+        summary_of(&text).ends_with("; focus names no mapped file: 'nope.py']"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_path_maps_only_what_is_below_it() {
     let tree = polyglot();

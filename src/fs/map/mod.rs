@@ -124,10 +124,11 @@ impl Fs {
                     .map_err(|_| FsError::InvalidPath(item.to_owned()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let steering = Steering::new(query.query, focus);
 
         let walked = mappable(self.root(), &scope)?;
         let candidates = walked.files;
+        let (focus, unfocused) = resolve_focus(&scope, focus, &candidates);
+        let steering = Steering::new(query.query, focus);
 
         // One map at a time per root: the cache and its interner stay consistent.
         let mut cache = self.map_cache();
@@ -157,6 +158,7 @@ impl Fs {
             mapped: mapped.len(),
             skipped: parsed.skipped,
             walk_stopped_at: walked.capped.then_some(MAX_WALK_FILES),
+            unfocused,
             walk_limit: walked.limit,
             too_deep: walked.too_deep,
             unparsed: parsed
@@ -192,6 +194,42 @@ impl Fs {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The focus paths as the ranking takes them: each relative to the root when a mapped file
+/// lies at or below it there, else relative to `scope` when one lies below that; and those
+/// that name no mapped file either way, as given, for the summary.
+fn resolve_focus(
+    scope: &RelPath,
+    focus: Vec<String>,
+    files: &[FileEntry],
+) -> (Vec<String>, Vec<String>) {
+    let names_a_file = |focus: &str| {
+        files.iter().any(|file| {
+            focus.is_empty()
+                || file.path == focus
+                || file
+                    .path
+                    .strip_prefix(focus)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    };
+    let (mut resolved, mut unfocused) = (Vec::new(), Vec::new());
+    for item in focus {
+        let below_scope = if item.is_empty() {
+            scope.as_str().to_owned()
+        } else {
+            scope.join(&item)
+        };
+        if names_a_file(&item) {
+            resolved.push(item);
+        } else if names_a_file(&below_scope) {
+            resolved.push(below_scope);
+        } else {
+            unfocused.push(item);
+        }
+    }
+    (resolved, unfocused)
 }
 
 /// What the map's walk found.

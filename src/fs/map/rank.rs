@@ -11,13 +11,21 @@
 //! **The walk.** A personalized PageRank: damping [`DAMPING`], iterated until the scores move
 //! by less than [`TOLERANCE`] in total (at most [`MAX_ITERATIONS`] rounds). Every file starts
 //! with weight 1; a file whose path or one of whose defined names contains a `query` word
-//! (case-insensitive) is weighted [`QUERY_WEIGHT`] times, a file at or below a `focus` path
-//! [`FOCUS_WEIGHT`] times (both multiply). The teleport and the mass of files with no outgoing
-//! edge follow those weights, so a file with no edges at all still ranks by its weight. Files
-//! are ordered by score (compared to 1e-12), ties by path.
+//! (case-insensitive) is weighted [`QUERY_WEIGHT`] times, or [`IDENTIFIER_WEIGHT`] times when
+//! it defines an identifier the query names ([`identifier_key`]), a file at or below a `focus`
+//! path [`FOCUS_WEIGHT`] times (weights multiply). When any file is steered, the steered files
+//! share [`STEERED_SHARE`] of the restarts by their weights and the others the rest evenly.
+//! The teleport and the mass of files with no outgoing edge follow those weights, so a file
+//! with no edges at all still ranks by its weight.
 //!
-//! **The definitions shown.** A definition's weight is the number of references to its name
-//! from other files divided by the number of files defining the name. A name that more than
+//! **The order.** The files defining an identifier the query names first, then the focused
+//! files and their neighbours (files defining a name a focused file refers to that at most
+//! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group by score (compared to
+//! 1e-12), ties by path.
+//!
+//! **The definitions shown.** A definition of a name the query names comes first. Otherwise a
+//! definition's weight is the number of references to its name from other files divided by
+//! the number of files defining the name. A name that more than
 //! half of the files refer to is set aside (in maps of at least [`SET_ASIDE_MIN_FILES`]
 //! files): its definitions are not shown, unless a file defines nothing else. A file keeps at
 //! most [`DEFINITIONS_PER_FILE`] definitions (heaviest first, then by line; one per line),
@@ -27,9 +35,11 @@
 
 mod graph;
 
+use std::collections::{HashMap, HashSet};
+
 use graph::Graph;
 
-use super::symbols::{Interner, Symbols};
+use super::symbols::{Interner, NameId, Symbols};
 
 /// PageRank damping: the chance of following an edge rather than teleporting.
 pub const DAMPING: f64 = 0.85;
@@ -39,6 +49,19 @@ pub const TOLERANCE: f64 = 1e-12;
 pub const MAX_ITERATIONS: usize = 200;
 /// Weight of a file matching a `query` word.
 pub const QUERY_WEIGHT: f64 = 10.0;
+/// Weight of a file defining an identifier the query names: a word equal to one of its
+/// definitions' names, or all the words together (`assertion kind`, `assertion_kind` and
+/// `AssertionKind` name the same identifier).
+pub const IDENTIFIER_WEIGHT: f64 = 100.0;
+/// Most files that may define a name for a focused file's reference to it to make them
+/// neighbours: a name defined in more files (`new`, `fmt`) says little about what a file
+/// depends on.
+pub const NEIGHBOUR_DEFINERS: usize = 1;
+/// Share of the walk's restarts that go to the steered files when the query or focus steers
+/// any: in a tree of hundreds of files, weighting one file ×10 among them barely moves the
+/// ranking, so the steered files share this much of the restart mass by their weights and the
+/// others share the rest evenly.
+pub const STEERED_SHARE: f64 = 0.9;
 /// Weight of a file at or below a `focus` path.
 pub const FOCUS_WEIGHT: f64 = 50.0;
 /// Most definitions shown per file before the budget trims.
@@ -60,6 +83,9 @@ pub struct MapFile<'a> {
 pub struct Steering {
     /// `query` words, lower-cased, none empty.
     pub query: Vec<String>,
+    /// The identifiers the query may name, as [`identifier_key`] spells them: each word, and
+    /// all the words together.
+    pub identifiers: Vec<String>,
     /// `focus` paths relative to the root (`""` is the root itself).
     pub focus: Vec<String>,
 }
@@ -68,13 +94,34 @@ impl Steering {
     /// Steering from the raw arguments: words and paths separated by spaces or commas.
     /// Focus paths must already be normalized by the caller.
     pub fn new(query: Option<&str>, focus: Vec<String>) -> Steering {
+        let query: Vec<String> = split_list(query.unwrap_or_default())
+            .map(str::to_lowercase)
+            .collect();
+        let mut identifiers: Vec<String> = query.iter().map(|w| identifier_key(w)).collect();
+        if query.len() > 1 {
+            identifiers.push(identifier_key(&query.concat()));
+        }
+        identifiers.retain(|key| !key.is_empty());
         Steering {
-            query: split_list(query.unwrap_or_default())
-                .map(str::to_lowercase)
-                .collect(),
+            query,
+            identifiers,
             focus,
         }
     }
+
+    /// Whether the query names `name` as an identifier.
+    pub fn names(&self, name: &str) -> bool {
+        !self.identifiers.is_empty() && self.identifiers.contains(&identifier_key(name))
+    }
+}
+
+/// An identifier as a query may write it: lower-cased, without `_` or `-`, so that snake,
+/// kebab and camel spellings of the same words agree.
+pub fn identifier_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// The items of a space- or comma-separated list.
@@ -114,22 +161,67 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     let graph = Graph::new(files, names.len());
     let personalization = personalization(files, steering, names);
     let scores = graph.pagerank(&personalization);
-    let mut ranked: Vec<RankedFile> = files
+    let named = |name| steering.names(names.name(name));
+    let near = neighbourhood(files, &steering.focus);
+    // The files defining an identifier the query names lead, then the focused files and the
+    // files they depend on, then the rest, each group by score.
+    let mut ranked: Vec<((bool, bool), RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
-        .map(|(b, file)| RankedFile {
-            path: file.path.to_owned(),
-            score: scores[b],
-            definitions: graph.choose(file.symbols),
+        .map(|(b, file)| {
+            let defines_named = file.symbols.definitions.iter().any(|d| named(d.name));
+            let file = RankedFile {
+                path: file.path.to_owned(),
+                score: scores[b],
+                definitions: graph.choose(file.symbols, &named),
+            };
+            ((defines_named, near[b]), file)
         })
         .collect();
-    ranked.sort_by(|x, y| {
-        quantized(y.score)
-            .cmp(&quantized(x.score))
+    ranked.sort_by(|(xg, x), (yg, y)| {
+        yg.cmp(xg)
+            .then_with(|| quantized(y.score).cmp(&quantized(x.score)))
             .then_with(|| x.path.cmp(&y.path))
     });
-    ranked
+    ranked.into_iter().map(|(_, file)| file).collect()
+}
+
+/// Per file, whether it is at or below a focus path, or defines a name such a file refers to
+/// that at most [`NEIGHBOUR_DEFINERS`] files define.
+fn neighbourhood(files: &[MapFile<'_>], focus: &[String]) -> Vec<bool> {
+    let focused: Vec<bool> = files
+        .iter()
+        .map(|file| focus.iter().any(|f| within(file.path, f)))
+        .collect();
+    if !focused.contains(&true) {
+        return focused;
+    }
+    let mut definers: HashMap<NameId, usize> = HashMap::new();
+    for file in files {
+        for &name in &file.symbols.defined {
+            *definers.entry(name).or_default() += 1;
+        }
+    }
+    let wanted: HashSet<NameId> = files
+        .iter()
+        .zip(&focused)
+        .filter(|(_, focused)| **focused)
+        .flat_map(|(file, _)| file.symbols.references.iter().map(|&(name, _)| name))
+        .filter(|name| definers.get(name).is_some_and(|&n| n <= NEIGHBOUR_DEFINERS))
+        .collect();
+    files
+        .iter()
+        .zip(focused)
+        .map(|(file, focused)| {
+            focused
+                || file
+                    .symbols
+                    .defined
+                    .iter()
+                    .any(|name| wanted.contains(name))
+        })
+        .collect()
 }
 
 /// A score as an integer, so that float noise never decides an order and ties fall to paths.
@@ -145,14 +237,13 @@ fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner)
             let mut weight = 1.0;
             if !steering.query.is_empty() {
                 let path = file.path.to_lowercase();
-                let matches =
-                    steering.query.iter().any(|word| {
-                        path.contains(word.as_str())
-                            || file.symbols.defined.iter().any(|&name| {
-                                names.name(name).to_lowercase().contains(word.as_str())
-                            })
-                    });
-                if matches {
+                let defined = || file.symbols.defined.iter().map(|&name| names.name(name));
+                if defined().any(|name| steering.names(name)) {
+                    weight *= IDENTIFIER_WEIGHT;
+                } else if steering.query.iter().any(|word| {
+                    path.contains(word.as_str())
+                        || defined().any(|name| name.to_lowercase().contains(word.as_str()))
+                }) {
                     weight *= QUERY_WEIGHT;
                 }
             }
@@ -162,6 +253,18 @@ fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner)
             weight
         })
         .collect();
+    // Steered files (weight above 1) share STEERED_SHARE of the restarts, the others the rest.
+    let steered: f64 = weights.iter().filter(|w| **w > 1.0).sum();
+    let others = weights.iter().filter(|w| **w <= 1.0).count();
+    if steered > 0.0 && others > 0 {
+        for w in &mut weights {
+            *w = if *w > 1.0 {
+                STEERED_SHARE * *w / steered
+            } else {
+                (1.0 - STEERED_SHARE) / others as f64
+            };
+        }
+    }
     let total: f64 = weights.iter().sum();
     for w in &mut weights {
         *w /= total;
@@ -275,18 +378,50 @@ mod tests {
     }
 
     #[test]
-    fn query_weight_is_ten_and_focus_fifty() {
+    fn steered_files_share_the_restarts_by_weight() {
         let files = [
             ("a.py", tags(&[("alpha", 1)], &[])),
             ("b.py", tags(&[("beta", 1)], &[])),
             ("c/d.py", tags(&[("gamma", 1)], &[])),
         ];
+        // A word within a name weighs 10, a focus 50: among the steered files, 1 to 5; the one
+        // file not steered keeps the rest of the restarts.
+        let steer = Steering::new(Some("bet"), vec!["c".to_owned()]);
+        let ranked = rank_all(&files, &steer);
+        let score = |p: &str| ranked.iter().find(|r| r.path == p).unwrap().score;
+        assert!((score("c/d.py") / score("b.py") - 5.0).abs() < 1e-9);
+        assert!((score("a.py") - (1.0 - STEERED_SHARE)).abs() < 1e-9);
+        assert_eq!(ranked[0].path, "c/d.py");
+        // A word naming a definition weighs 100, and its file leads.
         let steer = Steering::new(Some("beta"), vec!["c".to_owned()]);
         let ranked = rank_all(&files, &steer);
         let score = |p: &str| ranked.iter().find(|r| r.path == p).unwrap().score;
-        assert!((score("b.py") / score("a.py") - 10.0).abs() < 1e-9);
-        assert!((score("c/d.py") / score("a.py") - 50.0).abs() < 1e-9);
-        assert_eq!(ranked[0].path, "c/d.py");
+        assert!((score("b.py") / score("c/d.py") - 2.0).abs() < 1e-9);
+        assert_eq!(ranked[0].path, "b.py");
+    }
+
+    #[test]
+    fn a_query_naming_an_identifier_leads_with_its_file_and_prints_its_line() {
+        // The hub outranks everything unsteered; a query naming the util's helper, in any of
+        // its spellings, puts the util first and its definition first within it.
+        let mut files = polyglot();
+        files.push((
+            "lib/more.go",
+            tags(&[("shared_thing", 9), ("helperTwo", 20)], &["frobnicate"]),
+        ));
+        for query in [
+            "shared_thing",
+            "SharedThing",
+            "shared thing",
+            "SHARED-THING",
+        ] {
+            let ranked = rank_all(&files, &Steering::new(Some(query), Vec::new()));
+            assert_eq!(ranked[0].path, "lib/more.go", "{query}");
+            assert_eq!(ranked[0].definitions[0].line, 9, "{query}");
+        }
+        // A word found in no name and no path steers nothing: the hub stays first.
+        let ranked = rank_all(&files, &Steering::new(Some("zzz"), Vec::new()));
+        assert_eq!(ranked[0].path, "src/hub.rs");
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct Tally {
     pub walk_stopped_at: Option<usize>,
     /// The configured ceiling that stopped the walk (`the file limit, --max-files 1000`).
     pub walk_limit: Option<String>,
+    /// Focus paths, as given, that name no mapped file (relative to the root or to `path`).
+    pub unfocused: Vec<String>,
     /// Directories the walk passed over for lying deeper than the depth limit.
     pub too_deep: usize,
     /// Files not parsed because parsing them costs too much (nested too deeply, or holding
@@ -195,6 +197,17 @@ pub fn summary(
     }
     if let Some(limit) = &tally.walk_limit {
         line.push_str(&format!("; walk stopped at {limit}"));
+    }
+    if !tally.unfocused.is_empty() {
+        let shown: Vec<_> = tally
+            .unfocused
+            .iter()
+            .map(|path| format!("'{}'", crate::fs::shown_path(path, false)))
+            .collect();
+        line.push_str(&format!(
+            "; focus names no mapped file: {}",
+            shown.join(", ")
+        ));
     }
     if tally.too_deep > 0 {
         line.push_str(&format!(
@@ -421,6 +434,7 @@ mod tests {
             skipped: 0,
             walk_stopped_at: Some(5000),
             walk_limit: None,
+            unfocused: Vec::new(),
             too_deep: 2,
             unparsed: Vec::new(),
         };

@@ -215,14 +215,18 @@ impl Graph {
         rank
     }
 
-    /// The definitions a file shows, heaviest first.
-    pub(super) fn choose(&self, symbols: &Symbols) -> Vec<Shown> {
+    /// The definitions a file shows, heaviest first; a definition of a name the query names
+    /// (`named`) comes before all others and is never set aside.
+    pub(super) fn choose(&self, symbols: &Symbols, named: &impl Fn(NameId) -> bool) -> Vec<Shown> {
         let local = |name: NameId| self.local[name.index()] as usize;
         let set_aside = |name| {
             self.files >= SET_ASIDE_MIN_FILES
                 && self.referrers[local(name)] as usize * 2 > self.files
         };
         let weigh = |name| -> f64 {
+            if named(name) {
+                return f64::INFINITY;
+            }
             let l = local(name);
             if self.totals[l] == 0 {
                 return 0.0;
@@ -234,7 +238,7 @@ impl Graph {
         let mut candidates: Vec<(f64, &DefinitionLine)> = symbols
             .definitions
             .iter()
-            .filter(|d| all_set_aside || !set_aside(d.name))
+            .filter(|d| all_set_aside || named(d.name) || !set_aside(d.name))
             .map(|d| (weigh(d.name), d))
             .collect();
         candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then_with(|| x.1.line.cmp(&y.1.line)));
