@@ -461,6 +461,16 @@ pub(super) mod tests {
             references: &["helper", "new", "start", "Engine"],
         },
         Fixture {
+            name: "rust constants and statics, at module level and in an impl",
+            language: Language::Rust,
+            extends: None,
+            source: "pub const MAX: u32 = 3;\nstatic NAME: &str = \"x\";\n\nstruct Engine;\n\nimpl Engine {\n    const LIMIT: u32 = MAX;\n}\n",
+            definitions: &[("MAX", 1), ("NAME", 2), ("Engine", 4), ("LIMIT", 7)],
+            exact: true,
+            text: Some(("LIMIT", "    const LIMIT: u32 = MAX;")),
+            references: &["Engine"],
+        },
+        Fixture {
             name: "go",
             language: Language::Go,
             extends: None,

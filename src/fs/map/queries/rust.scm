@@ -5,3 +5,8 @@
     name: (identifier) @name)) @reference.call
 
 ((type_identifier) @name) @reference.type
+
+; Constants and statics: the grammar's own query defines neither, so a table of them (a
+; file of `const` items, say) would yield nothing.
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
