@@ -174,7 +174,9 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
-                definitions: graph.choose(file.symbols, &named),
+                definitions: graph.choose(file.symbols, &named, &|d| {
+                    incidental(file.path, names.name(d.name), &d.text)
+                }),
             };
             ((defines_named, near[b]), file)
         })
@@ -185,6 +187,42 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             .then_with(|| x.path.cmp(&y.path))
     });
     ranked.into_iter().map(|(_, file)| file).collect()
+}
+
+/// Whether a definition is one a reader seldom looks up, shown only when nothing better fits:
+/// anything in a test file (a `tests`, `test` or `__tests__` directory, `test_*.py`,
+/// `*_test.*`, `*.test.*`, `*.spec.*`, `conftest.py`), a test function (`test_*`), an entry
+/// point (`main`), a constructor or dunder method (`__init__`, `constructor`), an associated
+/// type (an indented `type X = …;`), and anything indented eight or more columns (nested in a
+/// function body, as a rule).
+pub fn incidental(path: &str, name: &str, text: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let test_file = path
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|dir| matches!(dir, "tests" | "test" | "__tests__"))
+        || file.starts_with("test_")
+        || file == "conftest.py"
+        || file
+            .split('.')
+            .next()
+            .is_some_and(|stem| stem.ends_with("_test"))
+        || file.contains(".test.")
+        || file.contains(".spec.");
+    let indent = text
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum::<usize>();
+    let trimmed = text.trim_start();
+    test_file
+        || name.starts_with("test_")
+        || name == "main"
+        || name == "constructor"
+        || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
+        || (indent > 0 && (trimmed.starts_with("type ") || trimmed.starts_with("pub type ")))
+        || indent >= 8
 }
 
 /// Per file, whether it is at or below a focus path, or defines a name such a file refers to
@@ -447,8 +485,45 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(12, 2.0), (48, 2.0)]
         );
+        // Unreferenced, a definition weighs 0; an entry point, less than any other.
+        let lonely = ranked.iter().find(|r| r.path == "tools/lonely.py").unwrap();
+        assert_eq!(lonely.definitions[0].weight, 0.0);
         let cli = ranked.iter().find(|r| r.path == "app/cli.py").unwrap();
-        assert_eq!(cli.definitions[0].weight, 0.0);
+        assert_eq!(cli.definitions[0].weight, -1.0);
+    }
+
+    #[test]
+    fn incidental_definitions() {
+        for (path, name, text) in [
+            ("tests/it.rs", "helper", "fn helper() {"),
+            ("src/x/test/a.py", "f", "def f():"),
+            ("pkg/test_io.py", "f", "def f():"),
+            ("pkg/io_test.go", "F", "func F() {"),
+            ("web/a.test.ts", "f", "function f() {"),
+            ("web/a.spec.ts", "f", "function f() {"),
+            ("conftest.py", "fixture", "def fixture():"),
+            ("src/a.py", "test_reads", "def test_reads():"),
+            ("src/main.rs", "main", "fn main() {"),
+            ("src/a.py", "__init__", "    def __init__(self):"),
+            ("src/a.ts", "constructor", "  constructor() {"),
+            ("src/ser.rs", "Ok", "    type Ok = ();"),
+            ("src/de.rs", "Visitor", "        struct Visitor;"),
+        ] {
+            assert!(incidental(path, name, text), "{path} {name}");
+        }
+        for (path, name, text) in [
+            ("src/testing.rs", "Harness", "pub struct Harness {"),
+            ("src/latest.py", "f", "def f():"),
+            ("src/a.py", "__", "def __(x):"),
+            (
+                "src/a.rs",
+                "Error",
+                "pub type Error = Box<dyn std::error::Error>;",
+            ),
+            ("src/a.py", "run", "    def run(self):"),
+        ] {
+            assert!(!incidental(path, name, text), "{path} {name}");
+        }
     }
 
     #[test]

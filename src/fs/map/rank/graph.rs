@@ -216,8 +216,15 @@ impl Graph {
     }
 
     /// The definitions a file shows, heaviest first; a definition of a name the query names
-    /// (`named`) comes before all others and is never set aside.
-    pub(super) fn choose(&self, symbols: &Symbols, named: &impl Fn(NameId) -> bool) -> Vec<Shown> {
+    /// (`named`) comes before all others and is never set aside; an `incidental` one weighs
+    /// less than any other (`-1 / (1 + references)`), so it is shown only when nothing better
+    /// fits.
+    pub(super) fn choose(
+        &self,
+        symbols: &Symbols,
+        named: &impl Fn(NameId) -> bool,
+        incidental: &impl Fn(&DefinitionLine) -> bool,
+    ) -> Vec<Shown> {
         let local = |name: NameId| self.local[name.index()] as usize;
         let set_aside = |name| {
             self.files >= SET_ASIDE_MIN_FILES
@@ -239,7 +246,16 @@ impl Graph {
             .definitions
             .iter()
             .filter(|d| all_set_aside || named(d.name) || !set_aside(d.name))
-            .map(|d| (weigh(d.name), d))
+            .map(|d| {
+                let weight = weigh(d.name);
+                if incidental(d) && weight.is_finite() {
+                    // Below every definition that is not (whose weights are never negative),
+                    // however few its references; the more referenced still first.
+                    (-1.0 / (1.0 + weight), d)
+                } else {
+                    (weight, d)
+                }
+            })
             .collect();
         candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then_with(|| x.1.line.cmp(&y.1.line)));
         // One definition per line (the heaviest), at most DEFINITIONS_PER_FILE.
