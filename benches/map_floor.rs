@@ -8,46 +8,16 @@
 // The bench reads the tree with std::fs on purpose: it measures the parser, not the server.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "common/sources.rs"]
+mod sources;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use fsmcp::code_map::{
-    Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES, extract, grammar, language_of,
-};
+use fsmcp::code_map::{Language, extract, grammar};
 use rayon::prelude::*;
-
-/// Source files below `dir` as the map would read them: by extension, at most
-/// `MAX_SOURCE_BYTES`, UTF-8 without NUL, skipping the directories the map skips.
-fn sources(dir: &Path, into: &mut Vec<(Language, Vec<u8>)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let path = entry.path();
-        if kind.is_dir() {
-            if !name.starts_with('.')
-                && !SKIPPED_DIRECTORIES.contains(&name.as_ref())
-                && !path.join("pyvenv.cfg").exists()
-            {
-                sources(&path, into);
-            }
-        } else if kind.is_file()
-            && let Some(language) = language_of(&name)
-            && entry.metadata().is_ok_and(|m| m.len() <= MAX_SOURCE_BYTES)
-            && let Ok(bytes) = std::fs::read(&path)
-            && std::str::from_utf8(&bytes).is_ok()
-            && !bytes.contains(&0)
-        {
-            into.push((language, bytes));
-        }
-    }
-}
+use sources::sources;
 
 fn parse(language: Language, source: &[u8]) {
     if let Some(grammar) = grammar(language) {
@@ -63,8 +33,13 @@ fn main() {
         eprintln!("usage: cargo bench --bench map_floor -- TREE");
         std::process::exit(2);
     };
-    let mut files = Vec::new();
-    sources(&PathBuf::from(&tree), &mut files);
+    let mut found = Vec::new();
+    let top = PathBuf::from(&tree);
+    sources(&top, &top, &mut found);
+    let mut files: Vec<(Language, Vec<u8>)> = found
+        .into_iter()
+        .map(|(_, language, bytes)| (language, bytes))
+        .collect();
     let mut seen = HashSet::new();
     files.retain(|(language, bytes)| seen.insert((*language, bytes.clone())));
     let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();

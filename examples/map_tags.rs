@@ -10,45 +10,15 @@
 // server.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "../benches/common/sources.rs"]
+mod sources;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use fsmcp::code_map::{Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES, extract, language_of};
+use fsmcp::code_map::extract;
 use serde_json::json;
-
-/// Source files below `dir` as the map would read them, with their paths relative to `top`.
-fn sources(top: &Path, dir: &Path, into: &mut Vec<(String, Language, Vec<u8>)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let path = entry.path();
-        if kind.is_dir() {
-            if !name.starts_with('.')
-                && !SKIPPED_DIRECTORIES.contains(&name.as_ref())
-                && !path.join("pyvenv.cfg").exists()
-            {
-                sources(top, &path, into);
-            }
-        } else if kind.is_file()
-            && let Some(language) = language_of(&name)
-            && entry.metadata().is_ok_and(|m| m.len() <= MAX_SOURCE_BYTES)
-            && let Ok(bytes) = std::fs::read(&path)
-            && std::str::from_utf8(&bytes).is_ok()
-            && !bytes.contains(&0)
-        {
-            let relative = path.strip_prefix(top).unwrap_or(&path);
-            into.push((relative.to_string_lossy().into_owned(), language, bytes));
-        }
-    }
-}
+use sources::sources;
 
 fn main() {
     let Some(tree) = std::env::args().nth(1) else {
