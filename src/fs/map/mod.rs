@@ -65,7 +65,7 @@ use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_
 pub use cache::TagCache;
 pub use language::{Definition, FileTags, Language};
 use parse::parse_all;
-use rank::{MapFile, Steering, split_list};
+use rank::{MapFile, Steering, split_list, within};
 use render::{Tally, render};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -204,16 +204,7 @@ fn resolve_focus(
     focus: Vec<String>,
     files: &[FileEntry],
 ) -> (Vec<String>, Vec<String>) {
-    let names_a_file = |focus: &str| {
-        files.iter().any(|file| {
-            focus.is_empty()
-                || file.path == focus
-                || file
-                    .path
-                    .strip_prefix(focus)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-    };
+    let names_a_file = |focus: &str| files.iter().any(|file| within(&file.path, focus));
     let (mut resolved, mut unfocused) = (Vec::new(), Vec::new());
     for item in focus {
         let below_scope = if item.is_empty() {

@@ -311,7 +311,7 @@ fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner)
 }
 
 /// Whether `path` is `focus` or lies below it (`""` is the root).
-fn within(path: &str, focus: &str) -> bool {
+pub fn within(path: &str, focus: &str) -> bool {
     focus.is_empty()
         || path == focus
         || path
