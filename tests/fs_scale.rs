@@ -255,3 +255,69 @@ fn a_directory_revision_changes_with_any_change_below_it() {
         seen.push(now);
     }
 }
+
+/// The lines a directory's revision hashes, computed here from `std::fs` metadata: tree order
+/// (each level's names sorted, a directory's contents right after it; ASCII names, so byte
+/// order is the server's UTF-16 order), paths relative to `dir`.
+fn revision_lines(dir: &std::path::Path, prefix: &str, out: &mut String) {
+    use std::os::unix::fs::MetadataExt;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+        .collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        let rel = format!("{prefix}{name}");
+        let meta = std::fs::symlink_metadata(&path).expect("lstat");
+        if meta.is_dir() {
+            out.push_str(&format!("d {rel}\n"));
+            revision_lines(&path, &format!("{rel}/"), out);
+        } else if meta.is_file() {
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            out.push_str(&format!(
+                "f {rel} {} {} {} {} {}\n",
+                meta.dev(),
+                meta.ino(),
+                meta.size(),
+                ns(meta.mtime(), meta.mtime_nsec()),
+                ns(meta.ctime(), meta.ctime_nsec())
+            ));
+        }
+    }
+}
+
+#[test]
+fn a_directory_revision_is_sha256sum_of_its_tree_lines() {
+    let tree = Tree::new()
+        .file("top/b.txt", "b")
+        .file("top/a/x.rs", "fn x() {}\n")
+        .file("top/a.txt", "no final newline")
+        .file("top/a-b/deep/er/y.txt", "y\r\n")
+        .file("top/.hidden/z", "z")
+        .dir("top/empty");
+    let mut lines = String::new();
+    revision_lines(&tree.join("top"), "", &mut lines);
+    let mut sha256sum = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sha256sum (coreutils) runs");
+    use std::io::Write;
+    sha256sum
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(lines.as_bytes())
+        .expect("write");
+    let out = sha256sum.wait_with_output().expect("sha256sum output");
+    let digest = String::from_utf8(out.stdout).expect("utf-8");
+    let digest = digest.split_whitespace().next().expect("a digest");
+    let mut server = fs_server(&tree);
+    let (_, revisions) = fs_call(&mut server, "fs_stat", json!({"path": "top"}));
+    assert_eq!(
+        token(&revisions.expect("revisions"), "path"),
+        format!("sha256-v1:directory:{digest}"),
+        "lines hashed:\n{lines}"
+    );
+}
