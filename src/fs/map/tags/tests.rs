@@ -1,0 +1,307 @@
+//! The tags of each language, on fixtures, and extraction within bounds.
+
+use super::*;
+
+/// Each definition's name and line (the Raku scanner's tests use these too).
+pub(crate) fn names(tags: &FileTags) -> Vec<(&str, u32)> {
+    tags.definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.line))
+        .collect()
+}
+
+/// Whether `tags` refers to `name` at least once.
+pub(crate) fn refers(tags: &FileTags, name: &str) -> bool {
+    tags.references.iter().any(|r| r == name)
+}
+
+/// The languages tree-sitter reads (every one but Raku).
+const TREE_SITTER: [Language; 9] = [
+    Language::C,
+    Language::Cpp,
+    Language::Go,
+    Language::Java,
+    Language::JavaScript,
+    Language::Python,
+    Language::Rust,
+    Language::TypeScript,
+    Language::Tsx,
+];
+
+#[test]
+fn every_query_compiles() {
+    for language in TREE_SITTER {
+        assert!(config(language).is_some(), "{language:?}");
+    }
+}
+
+#[test]
+fn bounded_extraction_skips_deep_nesting_and_costly_parses() {
+    let stop = AtomicUsize::new(0);
+    let deep = "{".repeat(MAX_NESTING + 1);
+    assert!(matches!(
+        extract_bounded(Language::JavaScript, deep.as_bytes(), &stop),
+        Extracted::TooDeep
+    ));
+    // Closed brackets do not add up.
+    let closed = "{}".repeat(MAX_NESTING + 1);
+    assert!(matches!(
+        extract_bounded(Language::JavaScript, closed.as_bytes(), &stop),
+        Extracted::Tags(_)
+    ));
+    // C++ error recovery on `a<a<…` holds memory fast; a small budget stops it.
+    let costly = "a<".repeat(5000);
+    let flag = AtomicUsize::new(0);
+    super::super::memory::watch(&flag, 1 << 20, || {
+        extract_until(Language::Cpp, costly.as_bytes(), Some(&flag))
+    });
+    assert_eq!(flag.into_inner(), super::super::memory::OVER_BUDGET);
+    // A raised flag stops a parse as someone else's stop.
+    let raised = AtomicUsize::new(1);
+    assert!(matches!(
+        extract_bounded(Language::Python, b"def f():\n    pass\n", &raised),
+        Extracted::Stopped
+    ));
+}
+
+#[test]
+fn languages_by_extension() {
+    for (path, language) in [
+        ("src/a.rs", Some(Language::Rust)),
+        ("x/y.H", Some(Language::C)),
+        ("a.hpp", Some(Language::Cpp)),
+        ("a.mjs", Some(Language::JavaScript)),
+        ("a.d.ts", Some(Language::TypeScript)),
+        ("a.tsx", Some(Language::Tsx)),
+        ("lib/Foo/Bar.rakumod", Some(Language::Raku)),
+        ("t/basic.rakutest", Some(Language::Raku)),
+        ("README.md", None),
+        ("Makefile", None),
+        (".py", None),
+    ] {
+        assert_eq!(language_of(path), language, "{path}");
+    }
+}
+
+/// One language's source, and the definitions and references its tags must hold.
+struct Fixture {
+    /// What the fixture shows; a failure names it.
+    name: &'static str,
+    language: Language,
+    /// A fixture this one adds to: its source, definitions and references come first.
+    extends: Option<&'static Fixture>,
+    source: &'static str,
+    /// Every definition as (name, line), in order; or, when not `exact`, some of them.
+    definitions: &'static [(&'static str, u32)],
+    exact: bool,
+    /// A definition's name and the line text its first definition carries.
+    text: Option<(&'static str, &'static str)>,
+    /// Names the file must refer to.
+    references: &'static [&'static str],
+}
+
+impl Fixture {
+    /// The source, definitions and references, the extended fixture's first.
+    fn whole(&self) -> (String, Vec<(&str, u32)>, Vec<&str>) {
+        let base = self.extends.map(Fixture::whole).unwrap_or_default();
+        (
+            base.0 + self.source,
+            [base.1, self.definitions.to_vec()].concat(),
+            [base.2, self.references.to_vec()].concat(),
+        )
+    }
+}
+
+const TYPESCRIPT: Fixture = Fixture {
+    name: "typescript",
+    language: Language::TypeScript,
+    extends: None,
+    source: "export interface Store {\n  get(key: string): Item;\n}\n\nexport class MemoryStore implements Store {\n  get(key: string): Item {\n    return lookup(this.items, key);\n  }\n}\n\nexport function lookup(items: Item[], key: string): Item {\n  return items.find(key);\n}\n\ntype Item = { key: string };\nenum Mode { Fast, Slow }\nconst build = (): Store => new MemoryStore();\n",
+    definitions: &[
+        ("Store", 1),
+        ("get", 2),
+        ("MemoryStore", 5),
+        ("get", 6),
+        ("lookup", 11),
+        ("Item", 15),
+        ("Mode", 16),
+        ("build", 17),
+    ],
+    exact: true,
+    text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
+    references: &["lookup", "find", "Item", "MemoryStore", "Store"],
+};
+
+const FIXTURES: &[Fixture] = &[
+    Fixture {
+        name: "python",
+        language: Language::Python,
+        extends: None,
+        source: "import os\n\nclass Dispatcher:\n    def run(self, value):\n        return frobnicate(value)\n\ndef frobnicate(value):\n    return os.path.join(value)\n",
+        definitions: &[("Dispatcher", 3), ("run", 4), ("frobnicate", 7)],
+        exact: true,
+        text: Some(("run", "    def run(self, value):")),
+        references: &["frobnicate", "join"],
+    },
+    Fixture {
+        name: "rust",
+        language: Language::Rust,
+        extends: None,
+        source: "pub struct Engine {\n    n: u32,\n}\n\nimpl Engine {\n    pub fn new() -> Self {\n        helper(1)\n    }\n}\n\nfn helper(x: u32) -> Engine {\n    let e = Engine::new();\n    e.start();\n    e\n}\n",
+        definitions: &[("Engine", 1), ("new", 6), ("helper", 11)],
+        exact: true,
+        text: Some(("helper", "fn helper(x: u32) -> Engine {")),
+        references: &["helper", "new", "start", "Engine"],
+    },
+    Fixture {
+        name: "rust constants and statics, at module level and in an impl",
+        language: Language::Rust,
+        extends: None,
+        source: "pub const MAX: u32 = 3;\nstatic NAME: &str = \"x\";\n\nstruct Engine;\n\nimpl Engine {\n    const LIMIT: u32 = MAX;\n}\n",
+        definitions: &[("MAX", 1), ("NAME", 2), ("Engine", 4), ("LIMIT", 7)],
+        exact: true,
+        text: Some(("LIMIT", "    const LIMIT: u32 = MAX;")),
+        references: &["Engine"],
+    },
+    Fixture {
+        name: "go",
+        language: Language::Go,
+        extends: None,
+        source: "package main\n\ntype Server struct {\n\tname string\n}\n\nfunc (s *Server) Serve() error {\n\treturn listen(s.name)\n}\n\nfunc listen(addr string) error {\n\treturn nil\n}\n",
+        definitions: &[("Server", 3), ("Serve", 7), ("listen", 11)],
+        exact: true,
+        text: None,
+        references: &["listen", "Server"],
+    },
+    Fixture {
+        name: "java",
+        language: Language::Java,
+        extends: None,
+        source: "package x;\n\npublic class Greeter implements Speaker {\n    public String greet(String who) {\n        return format(who);\n    }\n}\n\ninterface Speaker {\n    String greet(String who);\n}\n",
+        definitions: &[("Greeter", 3), ("greet", 4), ("Speaker", 9), ("greet", 10)],
+        exact: true,
+        text: None,
+        references: &["format", "Speaker"],
+    },
+    Fixture {
+        name: "javascript",
+        language: Language::JavaScript,
+        extends: None,
+        source: "class Widget {\n  render() {\n    return draw(this);\n  }\n}\n\nfunction draw(w) {\n  return w.paint();\n}\n\nconst make = () => new Widget();\n",
+        definitions: &[("Widget", 1), ("render", 2), ("draw", 7), ("make", 11)],
+        exact: true,
+        text: None,
+        references: &["draw", "paint", "Widget"],
+    },
+    Fixture {
+        name: "c with call references",
+        language: Language::C,
+        extends: None,
+        source: "#include <stdio.h>\n\ntypedef struct point {\n    int x;\n} point_t;\n\nstatic int square(int v) {\n    return v * v;\n}\n\nint main(void) {\n    point_t p;\n    printf(\"%d\\n\", square(p.x));\n    return 0;\n}\n",
+        definitions: &[("point", 3), ("point_t", 5), ("square", 7), ("main", 11)],
+        exact: false,
+        text: Some(("square", "static int square(int v) {")),
+        references: &["square", "printf", "point_t"],
+    },
+    Fixture {
+        name: "c++ with call references",
+        language: Language::Cpp,
+        extends: None,
+        source: "namespace geo {\n\nclass Shape {\npublic:\n    virtual double area() const;\n};\n\ndouble Shape::area() const {\n    return compute(1.0);\n}\n\n}\n\nint main() {\n    geo::Shape s;\n    auto v = s.area();\n    return helpers::clamp(v);\n}\n",
+        definitions: &[
+            ("geo", 1),
+            ("Shape", 3),
+            ("area", 5),
+            ("area", 8),
+            ("main", 14),
+        ],
+        exact: false,
+        text: None,
+        references: &["compute", "area", "clamp", "Shape"],
+    },
+    TYPESCRIPT,
+    Fixture {
+        name: "tsx: the typescript fixture and a component",
+        language: Language::Tsx,
+        extends: Some(&TYPESCRIPT),
+        source: "export function View(): JSX.Element {\n  return <div>{render()}</div>;\n}\n",
+        definitions: &[("View", 18)],
+        exact: true,
+        text: Some(("MemoryStore", "export class MemoryStore implements Store {")),
+        references: &["render"],
+    },
+    Fixture {
+        name: "typescript field functions and private methods",
+        language: Language::TypeScript,
+        extends: None,
+        source: "class Panel {\n  onClick = () => {\n    this.#refresh();\n  };\n  #refresh(): void {}\n}\n",
+        definitions: &[("Panel", 1), ("onClick", 2), ("#refresh", 5)],
+        exact: true,
+        text: None,
+        references: &["#refresh"],
+    },
+];
+
+#[test]
+fn definitions_and_references_by_language() {
+    for fixture in FIXTURES {
+        let name = fixture.name;
+        let (source, definitions, references) = fixture.whole();
+        let tags = extract(fixture.language, source.as_bytes());
+        let found = names(&tags);
+        if fixture.exact {
+            assert_eq!(found, definitions, "{name}: the definitions");
+        } else {
+            for definition in &definitions {
+                assert!(
+                    found.contains(definition),
+                    "{name}: {definition:?} is not among {found:?}"
+                );
+            }
+        }
+        if let Some((defined, text)) = fixture.text {
+            let definition = tags.definitions.iter().find(|d| d.name == defined);
+            assert_eq!(
+                definition.map(|d| d.text.as_str()),
+                Some(text),
+                "{name}: the line of {defined}"
+            );
+        }
+        for reference in references {
+            assert!(
+                refers(&tags, reference),
+                "{name}: no reference to {reference}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hostile_input_does_not_panic() {
+    let junk: &[u8] = b"\xff\xfe fn \xc3( { class \x00 def ((((\n}}}} #|( =begin\n";
+    for language in TREE_SITTER.into_iter().chain([Language::Raku]) {
+        let _ = extract(language, junk);
+        let _ = extract(language, b"");
+    }
+    // Invalid UTF-8 in a definition line is replaced, not fatal.
+    let tags = extract(
+        Language::Python,
+        b"def f\xffo():\n    pass\ndef g():  # \xfe\n    pass\n",
+    );
+    assert!(
+        tags.definitions
+            .iter()
+            .any(|d| d.name == "g" && d.line == 3)
+    );
+}
+
+#[test]
+fn long_lines_are_clipped() {
+    let mut src = b"function wide(".to_vec();
+    src.extend(std::iter::repeat_n(b'a', 1000));
+    src.extend_from_slice(b") {}\n");
+    let tags = extract(Language::JavaScript, &src);
+    assert_eq!(tags.definitions[0].name, "wide");
+    assert!(tags.definitions[0].text.len() <= MAX_TEXT_LEN + 4);
+    assert!(tags.definitions[0].text.ends_with('…'));
+}
