@@ -36,6 +36,20 @@ pub struct Definition {
     /// The definition's first line as written (its signature, never its body), without the
     /// trailing line ending.
     pub text: String,
+    /// Where it sits in the file.
+    pub place: Place,
+}
+
+/// Where a definition sits, as the syntax tree shows it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// At module level, or a member of a type, class, trait or impl: what a reader looks up.
+    #[default]
+    Item,
+    /// Inside a function body: nothing outside that function can name it.
+    Nested,
+    /// Test-only code: a `#[cfg(test)]` module or a `#[test]` function, and what they hold.
+    Test,
 }
 
 /// What one file defines and refers to.

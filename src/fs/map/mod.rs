@@ -63,7 +63,7 @@ use crate::measure::escaped_len;
 use crate::root::{FileEntry, RelPath, Root, RootError, Step};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 pub use cache::TagCache;
-pub use language::{Definition, FileTags, Language};
+pub use language::{Definition, FileTags, Language, Place};
 use parse::parse_all;
 use rank::{MapFile, Steering, split_list, within};
 use render::{Tally, render};

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tags::clip;
-use super::{Definition, FileTags};
+use super::{Definition, FileTags, Place};
 
 /// The Raku scanner's patterns, compiled once.
 struct RakuPatterns {
@@ -256,6 +256,7 @@ pub(super) fn scan(source: &[u8]) -> FileTags {
                 name: name.as_str().to_string(),
                 line: line_no,
                 text: clip(line.trim_end()),
+                place: Place::Item,
             });
         }
         for caps in patterns.implied_sub.captures_iter(&code) {
@@ -268,6 +269,7 @@ pub(super) fn scan(source: &[u8]) -> FileTags {
                 name: name.as_str().to_string(),
                 line: line_no,
                 text: clip(line.trim_end()),
+                place: Place::Item,
             });
         }
 

@@ -39,6 +39,7 @@ use std::collections::{HashMap, HashSet};
 
 use graph::Graph;
 
+use super::Place;
 use super::symbols::{Interner, NameId, Symbols};
 
 /// PageRank damping: the chance of following an edge rather than teleporting.
@@ -68,6 +69,20 @@ pub const FOCUS_WEIGHT: f64 = 50.0;
 pub const DEFINITIONS_PER_FILE: usize = 12;
 /// Smallest map in which a name most files refer to is set aside.
 pub const SET_ASIDE_MIN_FILES: usize = 10;
+/// Files defining a name beyond which a reference to it is generic (see [`generic_name`]).
+pub const GENERIC_DEFINERS: usize = 5;
+/// What a reference to a generic name weighs, relative to any other.
+pub const GENERIC_WEIGHT: f64 = 0.1;
+
+/// Method names of the standard traits and protocols, defined wherever a type implements
+/// one: a call to `fmt` or `next` says nothing about which file the caller depends on.
+const PROTOCOL_METHODS: &[&str] = &[
+    "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "cmp", "default", "deref",
+    "deref_mut", "deserialize", "drop", "eq", "fmt", "from", "from_iter", "from_str", "hash",
+    "index", "index_mut", "into", "into_iter", "next", "next_back", "partial_cmp", "poll",
+    "poll_next", "serialize", "to_owned", "to_string", "try_from", "try_into", "toString",
+    "valueOf", "toJSON", "constructor", "equals", "hashCode", "compareTo", "String", "Error",
+];
 
 /// One mapped file: its path relative to the root and what it defines and refers to.
 #[derive(Debug, Clone, Copy)]
@@ -158,7 +173,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     if files.is_empty() {
         return Vec::new();
     }
-    let graph = Graph::new(files, names.len());
+    let graph = Graph::new(files, names);
     let personalization = personalization(files, steering, names);
     let scores = graph.pagerank(&personalization);
     let named = |name| steering.names(names.name(name));
@@ -175,7 +190,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
                 path: file.path.to_owned(),
                 score: scores[b],
                 definitions: graph.choose(file.symbols, &named, &|d| {
-                    incidental(file.path, names.name(d.name), &d.text)
+                    incidental(file.path, names.name(d.name), &d.text, d.place)
                 }),
             };
             ((defines_named, near[b]), file)
@@ -189,13 +204,23 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     ranked.into_iter().map(|(_, file)| file).collect()
 }
 
+/// Whether a name is too generic for a reference to it to mean a dependency: a single
+/// character (`T`, `f`), a dunder (`__init__`), or a standard protocol's method
+/// ([`PROTOCOL_METHODS`]). A name defined in more than [`GENERIC_DEFINERS`] files is generic
+/// too (the graph counts that).
+pub fn generic_name(name: &str) -> bool {
+    name.chars().nth(1).is_none()
+        || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
+        || PROTOCOL_METHODS.contains(&name)
+}
+
 /// Whether a definition is one a reader seldom looks up, shown only when nothing better fits:
-/// anything in a test file (a `tests`, `test` or `__tests__` directory, `test_*.py`,
-/// `*_test.*`, `*.test.*`, `*.spec.*`, `conftest.py`), a test function (`test_*`), an entry
-/// point (`main`), a constructor or dunder method (`__init__`, `constructor`), an associated
-/// type (an indented `type X = …;`), and anything indented eight or more columns (nested in a
-/// function body, as a rule).
-pub fn incidental(path: &str, name: &str, text: &str) -> bool {
+/// one nested in a function body or in test-only code ([`Place`]), anything in a test file (a
+/// `tests`, `test` or `__tests__` directory, `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*`,
+/// `conftest.py`), a test function (`test_*`), an entry point (`main`), a constructor or
+/// dunder method (`__init__`, `constructor`), and an associated type (an indented
+/// `type X = …;`).
+pub fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     let test_file = path
         .split('/')
@@ -216,13 +241,13 @@ pub fn incidental(path: &str, name: &str, text: &str) -> bool {
         .map(|c| if c == '\t' { 4 } else { 1 })
         .sum::<usize>();
     let trimmed = text.trim_start();
-    test_file
+    place != Place::Item
+        || test_file
         || name.starts_with("test_")
         || name == "main"
         || name == "constructor"
         || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
         || (indent > 0 && (trimmed.starts_with("type ") || trimmed.starts_with("pub type ")))
-        || indent >= 8
 }
 
 /// Per file, whether it is at or below a focus path, or defines a name such a file refers to

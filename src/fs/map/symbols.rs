@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::FileTags;
+use super::{FileTags, Place};
 
 /// A name's number in its [`Interner`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -63,6 +63,8 @@ pub struct DefinitionLine {
     pub line: u32,
     /// The signature line as written.
     pub text: Box<str>,
+    /// Where it sits.
+    pub place: Place,
 }
 
 /// What one file defines and refers to, with names interned.
@@ -70,7 +72,7 @@ pub struct DefinitionLine {
 pub struct Symbols {
     /// Definitions, in file order.
     pub definitions: Vec<DefinitionLine>,
-    /// The distinct names defined, sorted.
+    /// The distinct names defined as items (what other files can refer to), sorted.
     pub defined: Vec<NameId>,
     /// Each name referred to with its number of references, sorted by name id.
     pub references: Vec<(NameId, u32)>,
@@ -88,9 +90,14 @@ impl Symbols {
                 name: names.intern(&d.name),
                 line: d.line,
                 text: d.text.as_str().into(),
+                place: d.place,
             })
             .collect();
-        let mut defined: Vec<NameId> = definitions.iter().map(|d| d.name).collect();
+        let mut defined: Vec<NameId> = definitions
+            .iter()
+            .filter(|d| d.place == Place::Item)
+            .map(|d| d.name)
+            .collect();
         defined.sort_unstable();
         defined.dedup();
         let mut ids: Vec<NameId> = tags.references.iter().map(|r| names.intern(r)).collect();
@@ -135,16 +142,19 @@ mod tests {
                     name: "b".into(),
                     line: 1,
                     text: "fn b()".into(),
+                    place: Place::Item,
                 },
                 Definition {
                     name: "a".into(),
                     line: 2,
                     text: "fn a()".into(),
+                    place: Place::Item,
                 },
                 Definition {
                     name: "b".into(),
                     line: 3,
                     text: "fn b(x)".into(),
+                    place: Place::Item,
                 },
             ],
             references: ["x", "a", "x", "x"].map(String::from).to_vec(),

@@ -7,15 +7,18 @@
 //! own [`TagsContext`]. Raku has no grammar and is read by a line scanner (`super::raku`).
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
 
 use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
-use super::{Definition, FileTags, Language};
+use super::{Definition, FileTags, Language, Place};
 
 mod grammar;
+mod macros;
+mod place;
 
 pub use grammar::{grammar, language_of};
 
@@ -102,9 +105,9 @@ pub fn extract_until(language: Language, source: &[u8], cancel: Option<&AtomicUs
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
         CONTEXT.with(|context| match context.try_borrow_mut() {
-            Ok(mut context) => tag_with(&mut context, config, source, cancel),
+            Ok(mut context) => tag_with(&mut context, config, language, source, cancel),
             // Re-entered on this thread (cannot happen through this API): use a fresh context.
-            Err(_) => tag_with(&mut TagsContext::new(), config, source, cancel),
+            Err(_) => tag_with(&mut TagsContext::new(), config, language, source, cancel),
         })
     }));
     match result {
@@ -149,18 +152,77 @@ fn config(language: Language) -> Option<&'static TagsConfiguration> {
     .as_ref()
 }
 
-/// Runs one tags pass and collects what it yields; an error mid-way keeps what came before.
+/// One tag as a pass yields it, with offsets and rows in the whole file.
+struct Tagged {
+    /// The name as written.
+    name: String,
+    /// Byte offset of the name.
+    name_start: usize,
+    /// Bytes of the whole tagged node (the definition, the call, the macro invocation).
+    range: Range<usize>,
+    /// 0-based row where the node starts.
+    row: usize,
+    /// A definition (else a reference).
+    definition: bool,
+    /// A definition of a function or method, whose body is no place for items.
+    function: bool,
+    /// Where a definition sits (see [`place`]).
+    place: Place,
+}
+
+/// Runs the tags pass (and, for Rust, one per item-holding macro body), places each
+/// definition, and collects what it found; an error mid-way keeps what came before.
 fn tag_with(
     context: &mut TagsContext,
     config: &TagsConfiguration,
+    language: Language,
     source: &[u8],
     cancel: Option<&AtomicUsize>,
 ) -> FileTags {
-    let mut tags = FileTags::default();
-    let Ok((iter, _has_error)) = context.generate_tags(config, source, cancel) else {
-        return tags;
+    let Some((mut tagged, _has_error)) = collect(context, config, source, 0, 0, cancel) else {
+        return FileTags::default();
     };
+    if language == Language::Rust {
+        macros::expand(&mut tagged, source, &mut |body, rows| {
+            collect(context, config, &source[body.clone()], body.start, rows, cancel)
+        });
+    }
+    place::assign(&mut tagged, language, source);
+    let mut tags = FileTags::default();
     let mut definitions = Vec::new();
+    for tag in tagged {
+        if tag.definition {
+            let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
+            let text = line_text(source, tag.name_start);
+            let definition = Definition {
+                name: tag.name,
+                line,
+                text,
+                place: tag.place,
+            };
+            definitions.push((tag.name_start, definition));
+        } else {
+            tags.references.push(tag.name);
+        }
+    }
+    definitions.sort_by_key(|(start, _)| *start);
+    tags.definitions = definitions.into_iter().map(|(_, d)| d).collect();
+    tags
+}
+
+/// One tags pass over `source`, a part of a file that starts `offset` bytes and `rows` rows
+/// into it; the tags it yields, and whether the parse met a syntax error. `None` if the pass
+/// could not start.
+fn collect(
+    context: &mut TagsContext,
+    config: &TagsConfiguration,
+    source: &[u8],
+    offset: usize,
+    rows: usize,
+    cancel: Option<&AtomicUsize>,
+) -> Option<(Vec<Tagged>, bool)> {
+    let (iter, has_error) = context.generate_tags(config, source, cancel).ok()?;
+    let mut tagged = Vec::new();
     for tag in iter {
         let Ok(tag) = tag else { break };
         // Tags captured as `@ignore` carry a sentinel range and no position.
@@ -174,17 +236,18 @@ fn tag_with(
         if name.is_empty() {
             continue;
         }
-        if tag.is_definition {
-            let line = u32::try_from(tag.span.start.row.saturating_add(1)).unwrap_or(u32::MAX);
-            let text = line_text(source, tag.name_range.start);
-            definitions.push((tag.name_range.start, Definition { name, line, text }));
-        } else {
-            tags.references.push(name);
-        }
+        let kind = config.syntax_type_name(tag.syntax_type_id);
+        tagged.push(Tagged {
+            name,
+            name_start: offset + tag.name_range.start,
+            range: offset + tag.range.start..offset + tag.range.end,
+            row: rows + tag.span.start.row,
+            definition: tag.is_definition,
+            function: tag.is_definition && matches!(kind, "function" | "method"),
+            place: Place::Item,
+        });
     }
-    definitions.sort_by_key(|(start, _)| *start);
-    tags.definitions = definitions.into_iter().map(|(_, d)| d).collect();
-    tags
+    Some((tagged, has_error))
 }
 
 /// The source line holding byte `at`, without its line ending or trailing whitespace.

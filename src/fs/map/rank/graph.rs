@@ -9,9 +9,11 @@
 use std::collections::HashMap;
 
 use super::{
-    DAMPING, DEFINITIONS_PER_FILE, MAX_ITERATIONS, MapFile, SET_ASIDE_MIN_FILES, Shown, TOLERANCE,
+    DAMPING, DEFINITIONS_PER_FILE, GENERIC_DEFINERS, GENERIC_WEIGHT, MAX_ITERATIONS, MapFile,
+    SET_ASIDE_MIN_FILES, Shown, TOLERANCE, generic_name,
 };
-use crate::fs::map::symbols::{DefinitionLine, NameId, Symbols};
+use crate::fs::map::Place;
+use crate::fs::map::symbols::{DefinitionLine, Interner, NameId, Symbols};
 
 /// The reference graph of one map, with names as intermediate nodes.
 ///
@@ -59,17 +61,20 @@ impl Graph {
     /// alone (local names are numbered by first definition, in file order), never by the
     /// interner's ids, which depend on what earlier maps parsed first: the same tree always
     /// ranks to the same bits.
-    pub(super) fn new(files: &[MapFile<'_>], interned: usize) -> Graph {
+    pub(super) fn new(files: &[MapFile<'_>], names: &Interner) -> Graph {
         let n = files.len();
-        let mut local = vec![u32::MAX; interned];
+        let mut local = vec![u32::MAX; names.len()];
         let mut definers: Vec<u32> = Vec::new();
+        // Per local name: whether it is too generic to say much (see `generic_name`).
+        let mut generic: Vec<bool> = Vec::new();
         // The last file counted as a definer of each local name.
         let mut counted: Vec<usize> = Vec::new();
         let mut defined_at = Vec::with_capacity(n + 1);
         let mut defined = Vec::new();
         defined_at.push(0);
         for (b, file) in files.iter().enumerate() {
-            for d in &file.symbols.definitions {
+            // Only items can be referred to from another file.
+            for d in file.symbols.definitions.iter().filter(|d| d.place == Place::Item) {
                 let Some(slot) = local.get_mut(d.name.index()) else {
                     continue;
                 };
@@ -77,6 +82,7 @@ impl Graph {
                     *slot = u32::try_from(definers.len()).unwrap_or(u32::MAX);
                     definers.push(0);
                     counted.push(usize::MAX);
+                    generic.push(generic_name(names.name(d.name)));
                 }
                 let l = *slot as usize;
                 if counted[l] != b {
@@ -86,6 +92,9 @@ impl Graph {
                 }
             }
             defined_at.push(defined.len());
+        }
+        for (generic, &definers) in generic.iter_mut().zip(&definers) {
+            *generic |= definers as usize > GENERIC_DEFINERS;
         }
         let mut totals = vec![0u64; definers.len()];
         let mut referrers = vec![0u32; definers.len()];
@@ -107,9 +116,13 @@ impl Graph {
                     continue; // defined here only
                 }
                 // Per definer: sqrt(references) shared among the definers.
+                let mut share = f64::from(count).sqrt() / f64::from(definers[li]);
+                if generic[li] {
+                    share *= GENERIC_WEIGHT;
+                }
                 links.push(Link {
                     name: l,
-                    share: f64::from(count).sqrt() / f64::from(definers[li]),
+                    share,
                     defines,
                 });
             }
@@ -225,19 +238,24 @@ impl Graph {
         named: &impl Fn(NameId) -> bool,
         incidental: &impl Fn(&DefinitionLine) -> bool,
     ) -> Vec<Shown> {
-        let local = |name: NameId| self.local[name.index()] as usize;
+        // `None` for a name no file defines as an item (only nested or test definitions).
+        let local = |name: NameId| {
+            self.local
+                .get(name.index())
+                .filter(|&&l| l != u32::MAX)
+                .map(|&l| l as usize)
+        };
         let set_aside = |name| {
             self.files >= SET_ASIDE_MIN_FILES
-                && self.referrers[local(name)] as usize * 2 > self.files
+                && local(name).is_some_and(|l| self.referrers[l] as usize * 2 > self.files)
         };
         let weigh = |name| -> f64 {
             if named(name) {
                 return f64::INFINITY;
             }
-            let l = local(name);
-            if self.totals[l] == 0 {
+            let Some(l) = local(name).filter(|&l| self.totals[l] > 0) else {
                 return 0.0;
-            }
+            };
             let mine = u64::from(symbols.references_to(name));
             (self.totals[l] - mine) as f64 / f64::from(self.definers[l])
         };

@@ -11,6 +11,7 @@ fn tags(defs: &[(&str, u32)], refs: &[&str]) -> FileTags {
                 name: name.to_owned(),
                 line,
                 text: format!("def {name}():"),
+                place: Place::Item,
             })
             .collect(),
         references: refs.iter().map(|&r| r.to_owned()).collect(),
@@ -186,10 +187,19 @@ fn incidental_definitions() {
         ("src/a.py", "__init__", "    def __init__(self):"),
         ("src/a.ts", "constructor", "  constructor() {"),
         ("src/ser.rs", "Ok", "    type Ok = ();"),
-        ("src/de.rs", "Visitor", "        struct Visitor;"),
     ] {
-        assert!(incidental(path, name, text), "{path} {name}");
+        assert!(incidental(path, name, text, Place::Item), "{path} {name}");
     }
+    // Where the syntax tree puts a definition decides, whatever its indentation.
+    for place in [Place::Nested, Place::Test] {
+        assert!(incidental("src/de.rs", "Visitor", "struct Visitor;", place));
+    }
+    assert!(!incidental(
+        "src/de.rs",
+        "Visitor",
+        "            pub struct Visitor;",
+        Place::Item
+    ));
     for (path, name, text) in [
         ("src/testing.rs", "Harness", "pub struct Harness {"),
         ("src/latest.py", "f", "def f():"),
@@ -201,7 +211,7 @@ fn incidental_definitions() {
         ),
         ("src/a.py", "run", "    def run(self):"),
     ] {
-        assert!(!incidental(path, name, text), "{path} {name}");
+        assert!(!incidental(path, name, text, Place::Item), "{path} {name}");
     }
 }
 
@@ -275,12 +285,14 @@ fn one_line_per_definition_and_a_cap_per_file() {
             name: name.clone(),
             line: *line,
             text: String::new(),
+            place: Place::Item,
         });
     }
     file.definitions.push(Definition {
         name: "twin".into(),
         line: 1,
         text: String::new(),
+        place: Place::Item,
     });
     let ranked = rank_all(&[("a.rs", file)], &Steering::default());
     let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();

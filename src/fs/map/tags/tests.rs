@@ -305,3 +305,71 @@ fn long_lines_are_clipped() {
     assert!(tags.definitions[0].text.len() <= MAX_TEXT_LEN + 4);
     assert!(tags.definitions[0].text.ends_with('…'));
 }
+
+#[test]
+fn rust_items_in_macro_bodies_and_the_place_of_each_definition() {
+    let source = "cfg_rt! {\n    pub fn spawn<T>(task: T) -> JoinHandle<T> {\n        helper(task)\n    }\n    cfg_net! {\n        pub struct TcpListener {\n            io: Io,\n        }\n    }\n}\n\npub fn deserialize() {\n    struct Visitor;\n    select! { a = b => {} }\n}\n\n#[cfg(test)]\nmod tests {\n    fn builds() {}\n}\n\n#[tokio::test]\nasync fn runs() {}\n\nbitflags! {\n    pub struct Flags: u32 { const A = 1; }\n}\n\nfn body() {\n    inner! {\n        fn hidden() {}\n    }\n}\n";
+    let tags = extract(Language::Rust, source.as_bytes());
+    let found: Vec<(&str, u32, Place)> = tags
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.line, d.place))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("spawn", 2, Place::Item),
+            ("TcpListener", 6, Place::Item),
+            ("deserialize", 12, Place::Item),
+            ("Visitor", 13, Place::Nested),
+            ("tests", 18, Place::Test),
+            ("builds", 19, Place::Test),
+            ("runs", 23, Place::Test),
+            ("body", 29, Place::Item),
+        ]
+    );
+    let spawn = &tags.definitions[0];
+    assert_eq!(
+        spawn.text,
+        "    pub fn spawn<T>(task: T) -> JoinHandle<T> {"
+    );
+    // What a macro body refers to counts as the file's own references.
+    assert!(refers(&tags, "helper"));
+    assert!(refers(&tags, "Io"));
+}
+
+#[test]
+fn nested_definitions_in_other_languages() {
+    for (language, source, expected) in [
+        (
+            Language::Python,
+            "def outer():\n    def inner():\n        pass\n    class Local:\n        pass\n\nclass Kept:\n    def method(self):\n        pass\n",
+            &[
+                ("outer", Place::Item),
+                ("inner", Place::Nested),
+                ("Local", Place::Nested),
+                ("Kept", Place::Item),
+                ("method", Place::Item),
+            ][..],
+        ),
+        (
+            Language::JavaScript,
+            "function outer() {\n  function inner() {}\n}\nclass Kept {\n  method() {\n    const f = () => 1;\n  }\n}\n",
+            &[
+                ("outer", Place::Item),
+                ("inner", Place::Nested),
+                ("Kept", Place::Item),
+                ("method", Place::Item),
+                ("f", Place::Nested),
+            ][..],
+        ),
+    ] {
+        let tags = extract(language, source.as_bytes());
+        let found: Vec<(&str, Place)> = tags
+            .definitions
+            .iter()
+            .map(|d| (d.name.as_str(), d.place))
+            .collect();
+        assert_eq!(found, expected, "{language:?}");
+    }
+}
