@@ -230,6 +230,118 @@ fn a_focus_is_read_relative_to_the_root_then_to_path_and_one_naming_nothing_is_r
     );
 }
 
+/// A Rust crate where the code a reader looks up hides from a naive map: `net.rs` defines
+/// `TcpListener` inside a `cfg_net! { … }` invocation; `de.rs` declares a `Visitor` inside a
+/// function body and tests in a `#[cfg(test)]` module, while the `Visitor` the others use is
+/// `visitor.rs`'s trait; every file names the generic parameter `T`, which `gen.rs` happens
+/// to declare as a struct; and `Config`, from `config.rs`, is used once in three files.
+fn hidden_items() -> Tree {
+    let user = |n: usize| {
+        format!(
+            "pub fn use{n}<T: Visitor>(t: T, c: Config) -> T {{\n    let l = TcpListener::bind(c);\n    let v: Vec<T> = Vec::new();\n    let w: Option<T> = None;\n    t\n}}\n"
+        )
+    };
+    Tree::new()
+        .file(
+            "src/net.rs",
+            "cfg_net! {\n    /// A listener.\n    pub struct TcpListener {\n        fd: i32,\n    }\n\n    impl TcpListener {\n        pub fn bind(c: Config) -> TcpListener {\n            TcpListener { fd: 0 }\n        }\n    }\n}\n",
+        )
+        .file(
+            "src/de.rs",
+            "pub fn deserialize() {\n    struct Visitor;\n    struct Config;\n}\n\n#[cfg(test)]\nmod tests {\n    struct TcpListener;\n    #[test]\n    fn decodes() {}\n}\n",
+        )
+        .file("src/visitor.rs", "pub trait Visitor {\n    fn visit(&self);\n}\n")
+        .file("src/config.rs", "pub struct Config {\n    pub port: u16,\n}\n")
+        .file("src/gen.rs", "pub struct T;\n")
+        .file("src/a.rs", user(1))
+        .file("src/b.rs", user(2))
+        .file("src/c.rs", user(3))
+}
+
+#[test]
+fn items_in_macro_bodies_are_mapped_and_nested_test_and_generic_names_lead_nowhere() {
+    let tree = hidden_items();
+    let mut server = fs_server(&tree);
+    // The item inside `cfg_net! { … }` is found by name, its line printed.
+    let text = map(&mut server, json!({"query": "TcpListener"}));
+    assert_eq!(files_of(&text)[0], "src/net.rs", "{text}");
+    // `de.rs`'s test-only `TcpListener` does not lead with it.
+    assert!(!files_of(&text)[..4].contains(&"src/de.rs"), "{text}");
+    assert!(
+        text.contains("src/net.rs:\n   3:     pub struct TcpListener {\n"),
+        "{text}"
+    );
+    // The plain map: the files the others lean on lead; `de.rs`, whose `Visitor`, `Config` and
+    // `TcpListener` are local to a function or test-only, and `gen.rs`, whose `T` is every
+    // file's generic parameter, come last.
+    let text = map(&mut server, json!({}));
+    let files = files_of(&text);
+    assert_eq!(files.len(), 8, "{text}");
+    let position = |path: &str| files.iter().position(|f| *f == path).unwrap();
+    for lead in ["src/net.rs", "src/config.rs", "src/visitor.rs"] {
+        for behind in ["src/de.rs", "src/gen.rs"] {
+            assert!(
+                position(lead) < position(behind),
+                "{lead} before {behind}: {text}"
+            );
+        }
+    }
+    // `de.rs` shows its function, not what the function or its tests declare.
+    let de = text.split("src/de.rs:\n").nth(1).unwrap();
+    let de = de.split("\n\n").next().unwrap();
+    assert_eq!(
+        de.lines().next(),
+        Some("   1: pub fn deserialize() {"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_file_maps_as_its_outline() {
+    let source = "use std::fmt;\n\npub struct Parser {\n    depth: u32,\n}\n\nimpl Parser {\n    pub fn new() -> Parser {\n        fn helper() {}\n        Parser { depth: 0 }\n    }\n\n    pub fn parse(&self) -> u32 {\n        self.depth\n    }\n}\n\npub enum Kind {\n    A,\n}\n\npub fn top() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn parses() {}\n}\n";
+    let tree = Tree::new().file("src/parse.rs", source).file(
+        "src/user.rs",
+        "pub fn run() { let p = Parser::new(); p.parse(); top(); }\n",
+    );
+    let mut server = fs_server(&tree);
+    // Every definition not nested in a function body, in line order (the directory's map
+    // shows at most 12 per file, ranked; the outline shows all).
+    let text = map(&mut server, json!({"path": "src/parse.rs"}));
+    assert_eq!(
+        text,
+        "src/parse.rs:\n   3: pub struct Parser {\n⋮\n   8:     pub fn new() -> Parser {\n⋮\n  13:     pub fn parse(&self) -> u32 {\n⋮\n  18: pub enum Kind {\n⋮\n  22: pub fn top() {}\n⋮\n  25: mod tests {\n⋮\n  27:     fn parses() {}\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 7 definitions; the file's outline]"
+    );
+    // Within a small budget the outline keeps the module-level items, and says what it left.
+    let mut long = String::new();
+    for i in 0..60 {
+        long.push_str(&format!(
+            "pub struct Item{i} {{\n    x: u32,\n}}\n\nimpl Item{i} {{\n    pub fn method_with_a_long_name_{i}(&self, argument: u32) -> u32 {{\n        argument\n    }}\n}}\n\n"
+        ));
+    }
+    let tree = Tree::new().file("big.rs", long);
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({"path": "big.rs", "max-chars": 2048}));
+    let shown: Vec<&str> = text.lines().filter(|l| l.contains(": pub ")).collect();
+    assert!(!shown.is_empty(), "{text}");
+    assert!(
+        shown.iter().all(|l| l.contains(": pub struct Item")),
+        "top-level items go before methods: {text}"
+    );
+    let lines: Vec<u32> = shown
+        .iter()
+        .map(|l| l.split(':').next().unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(
+        lines.windows(2).all(|w| w[0] < w[1]),
+        "in line order: {text}"
+    );
+    assert!(text.contains("\n⋮\n"), "gaps are marked: {text}");
+    assert!(
+        summary_of(&text).contains("; the file's outline; left out by max-chars: "),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_path_maps_only_what_is_below_it() {
     let tree = polyglot();
@@ -421,7 +533,7 @@ fn the_walk_stops_after_5000_files_and_says_so() {
     );
     assert_eq!(
         map(&mut server, json!({"path": "z.py"})),
-        "z.py:\n  1: def late():\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; ranked by references]"
+        "z.py:\n  1: def late():\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 1 definition; the file's outline]"
     );
 }
 

@@ -94,6 +94,11 @@ impl TagCache {
     }
 
     /// The ranking of `files` (whose symbols are `symbols`), computed or remembered.
+    /// The outline of one file (see [`super::rank::outline`]).
+    pub(super) fn outline(&self, file: &MapFile<'_>, steering: &Steering) -> RankedFile {
+        super::rank::outline(file, steering, &self.names)
+    }
+
     pub(super) fn ranked(
         &mut self,
         files: &[MapFile<'_>],

@@ -144,7 +144,12 @@ impl Fs {
             })
             .collect();
         let symbols: Vec<Arc<Symbols>> = parsed.files.iter().map(|(_, s)| s.clone()).collect();
-        let ranked = cache.ranked(&mapped, &symbols, &steering);
+        // `path` naming one file asks for its outline.
+        let outline = matches!(&*candidates, [only] if only.path == scope.as_str());
+        let ranked = match &*mapped {
+            [file] if outline => Arc::new(vec![cache.outline(file, &steering)]),
+            _ => cache.ranked(&mapped, &symbols, &steering),
+        };
         // Operators (and the tests) see what the cache saved.
         tracing::debug!(
             files = mapped.len(),
@@ -155,6 +160,7 @@ impl Fs {
         );
         drop(cache);
         let tally = Tally {
+            outline: outline && mapped.len() == 1,
             mapped: mapped.len(),
             skipped: parsed.skipped,
             walk_stopped_at: walked.capped.then_some(MAX_WALK_FILES),

@@ -77,11 +77,46 @@ pub const GENERIC_WEIGHT: f64 = 0.1;
 /// Method names of the standard traits and protocols, defined wherever a type implements
 /// one: a call to `fmt` or `next` says nothing about which file the caller depends on.
 const PROTOCOL_METHODS: &[&str] = &[
-    "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "cmp", "default", "deref",
-    "deref_mut", "deserialize", "drop", "eq", "fmt", "from", "from_iter", "from_str", "hash",
-    "index", "index_mut", "into", "into_iter", "next", "next_back", "partial_cmp", "poll",
-    "poll_next", "serialize", "to_owned", "to_string", "try_from", "try_into", "toString",
-    "valueOf", "toJSON", "constructor", "equals", "hashCode", "compareTo", "String", "Error",
+    "as_mut",
+    "as_ref",
+    "borrow",
+    "borrow_mut",
+    "clone",
+    "cmp",
+    "default",
+    "deref",
+    "deref_mut",
+    "deserialize",
+    "drop",
+    "eq",
+    "fmt",
+    "from",
+    "from_iter",
+    "from_str",
+    "hash",
+    "index",
+    "index_mut",
+    "into",
+    "into_iter",
+    "next",
+    "next_back",
+    "partial_cmp",
+    "poll",
+    "poll_next",
+    "serialize",
+    "to_owned",
+    "to_string",
+    "try_from",
+    "try_into",
+    "toString",
+    "valueOf",
+    "toJSON",
+    "constructor",
+    "equals",
+    "hashCode",
+    "compareTo",
+    "String",
+    "Error",
 ];
 
 /// One mapped file: its path relative to the root and what it defines and refers to.
@@ -178,6 +213,17 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     let scores = graph.pagerank(&personalization);
     let named = |name| steering.names(names.name(name));
     let near = neighbourhood(files, &steering.focus);
+    // A name defined as an item somewhere leads with those files only, not with a file whose
+    // function body or tests declare the same name.
+    let named_item = files
+        .iter()
+        .any(|file| file.symbols.defined.iter().any(|&n| named(n)));
+    let defines_named = |symbols: &Symbols| {
+        symbols
+            .definitions
+            .iter()
+            .any(|d| named(d.name) && (d.place == Place::Item || !named_item))
+    };
     // The files defining an identifier the query names lead, then the focused files and the
     // files they depend on, then the rest, each group by score.
     let mut ranked: Vec<((bool, bool), RankedFile)> = files
@@ -185,7 +231,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| {
-            let defines_named = file.symbols.definitions.iter().any(|d| named(d.name));
+            let defines_named = defines_named(file.symbols);
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
@@ -202,6 +248,37 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             .then_with(|| x.path.cmp(&y.path))
     });
     ranked.into_iter().map(|(_, file)| file).collect()
+}
+
+/// One file as its own outline: every definition that is not nested in a function body, in
+/// line order, one per line. Each is weighed for the budget alone, which gives back the
+/// heaviest first: a definition the query names, then items before test-only code, and among
+/// those the less indented (a type before its methods), then the earlier.
+pub fn outline(file: &MapFile<'_>, steering: &Steering, names: &Interner) -> RankedFile {
+    let mut definitions: Vec<Shown> = Vec::new();
+    for d in &file.symbols.definitions {
+        if d.place == Place::Nested || definitions.iter().any(|s| s.line == d.line) {
+            continue;
+        }
+        let weight = if steering.names(names.name(d.name)) {
+            f64::INFINITY
+        } else {
+            let indent = d.text.chars().take_while(|c| c.is_whitespace()).count();
+            let item = if d.place == Place::Item { 1e6 } else { 0.0 };
+            item + 1e3 / (1.0 + indent as f64)
+        };
+        definitions.push(Shown {
+            line: d.line,
+            text: d.text.to_string(),
+            weight,
+        });
+    }
+    definitions.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.line.cmp(&y.line)));
+    RankedFile {
+        path: file.path.to_owned(),
+        score: 1.0,
+        definitions,
+    }
 }
 
 /// Whether a name is too generic for a reference to it to mean a dependency: a single

@@ -35,6 +35,8 @@ pub const UNPARSED_NAMED: usize = 3;
 /// What the summary line reports besides the printed lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// The map is one file's outline (its definitions in line order), not a ranking.
+    pub outline: bool,
     /// Files read and parsed.
     pub mapped: usize,
     /// Files skipped: unsupported, binary, too large or unreadable.
@@ -187,10 +189,15 @@ pub fn summary(
     definitions_left_out: usize,
 ) -> String {
     let mut line = format!(
-        "[mapped {} ({} skipped: unsupported/binary/too-large), {}; ranked by references",
+        "[mapped {} ({} skipped: unsupported/binary/too-large), {}; {}",
         count(tally.mapped, "file", "files"),
         tally.skipped,
         count(definitions, "definition", "definitions"),
+        if tally.outline {
+            "the file's outline"
+        } else {
+            "ranked by references"
+        },
     );
     if let Some(cap) = tally.walk_stopped_at {
         line.push_str(&format!("; walk stopped after {cap} files"));
@@ -430,6 +437,7 @@ mod tests {
     #[test]
     fn summary_clauses() {
         let tally = Tally {
+            outline: false,
             mapped: 1,
             skipped: 0,
             walk_stopped_at: Some(5000),
@@ -445,6 +453,15 @@ mod tests {
         assert_eq!(
             summary(&Tally::default(), 0, 0, 0),
             "[mapped 0 files (0 skipped: unsupported/binary/too-large), 0 definitions; ranked by references]"
+        );
+        let outline = Tally {
+            outline: true,
+            mapped: 1,
+            ..Tally::default()
+        };
+        assert_eq!(
+            summary(&outline, 4, 0, 2),
+            "[mapped 1 file (0 skipped: unsupported/binary/too-large), 4 definitions; the file's outline; left out by max-chars: 2 definitions]"
         );
         let unparsed = |n: usize| Tally {
             skipped: n,

@@ -184,7 +184,14 @@ fn tag_with(
     };
     if language == Language::Rust {
         macros::expand(&mut tagged, source, &mut |body, rows| {
-            collect(context, config, &source[body.clone()], body.start, rows, cancel)
+            collect(
+                context,
+                config,
+                &source[body.clone()],
+                body.start,
+                rows,
+                cancel,
+            )
         });
     }
     place::assign(&mut tagged, language, source);

@@ -74,7 +74,12 @@ impl Graph {
         defined_at.push(0);
         for (b, file) in files.iter().enumerate() {
             // Only items can be referred to from another file.
-            for d in file.symbols.definitions.iter().filter(|d| d.place == Place::Item) {
+            for d in file
+                .symbols
+                .definitions
+                .iter()
+                .filter(|d| d.place == Place::Item)
+            {
                 let Some(slot) = local.get_mut(d.name.index()) else {
                     continue;
                 };

@@ -41,7 +41,12 @@ pub(super) fn expand(tagged: &mut Vec<Tagged>, source: &[u8], tag_body: &mut Tag
 /// The bodies (inside the braces) of the macro invocations among `tagged` that are not
 /// inside a function, in file order.
 fn item_bodies(tagged: &[Tagged], source: &[u8]) -> Vec<Range<usize>> {
-    let functions = outermost(tagged.iter().filter(|t| t.function).map(|t| t.range.clone()));
+    let functions = outermost(
+        tagged
+            .iter()
+            .filter(|t| t.function)
+            .map(|t| t.range.clone()),
+    );
     let mut bodies: Vec<Range<usize>> = tagged
         .iter()
         .filter(|t| !t.definition)

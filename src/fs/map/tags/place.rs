@@ -14,7 +14,9 @@ const MAX_ATTRIBUTE_LINES: usize = 8;
 
 /// Sets the place of every definition in `tagged`.
 pub(super) fn assign(tagged: &mut [Tagged], language: Language, source: &[u8]) {
-    let mut order: Vec<usize> = (0..tagged.len()).filter(|&i| tagged[i].definition).collect();
+    let mut order: Vec<usize> = (0..tagged.len())
+        .filter(|&i| tagged[i].definition)
+        .collect();
     order.sort_by_key(|&i| (tagged[i].range.start, Reverse(tagged[i].range.end)));
     // The enclosing definitions still open: where each ends, and the place of what it holds.
     let mut open: Vec<(usize, Place)> = Vec::new();
