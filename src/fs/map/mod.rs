@@ -31,19 +31,17 @@
 //! root, holding the cache's lock throughout, so two maps never tear it between them.
 //!
 //! `tags` reads one file into its definitions and references (tree-sitter tags queries for
-//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX; `raku`, a heuristic
+//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX, items in Rust macro bodies
+//! included, each definition placed as an item, nested or test-only; `raku`, a heuristic
 //! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and
-//! ranks files with a personalized PageRank; `render` spends the character budget whole files
-//! at a time.
+//! ranks files with a personalized PageRank, or, when `path` names one file, lays out its
+//! outline; `render` spends the character budget whole files at a time.
 //!
 //! This file holds the call and its walk; `parse` reads and parses the files the cache
 //! misses, `cache` keeps what they yielded.
 //!
 //! [`Root::in_order`]: crate::root::Root::in_order
 //! [`Root::open_entry`]: crate::root::Root::open_entry
-//!
-//! `map`: a ranked skeleton of the code below a directory — the files the rest of the tree
-//! leans on, each with the signature lines of its most-referenced definitions.
 
 mod cache;
 mod language;

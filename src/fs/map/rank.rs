@@ -1,12 +1,16 @@
 //! Ranking: which files the tree leans on, and which of their definitions to show.
 //!
 //! **The graph.** One node per mapped file. File A has an edge to file B for every name A
-//! refers to that B defines (A ≠ B; a file's references to its own names add nothing), and for
-//! every Raku module A imports whose file B is (`use Foo::Bar` → a `…/lib/Foo/Bar.rakumod`).
-//! A name's edge weight is `sqrt(references of that name in A) / (files defining the name)`:
-//! the square root keeps one file that calls a helper a hundred times from outweighing a
-//! hundred files that call it once, and the division shares a name among its definers, so a
-//! name declared in three files lends each a third. An import weighs 1.
+//! refers to that B defines as an item ([`Place::Item`]: a name declared in a function body or
+//! in test code is nothing another file can refer to; A ≠ B, a file's references to its own
+//! names add nothing), and for every Raku module A imports whose file B is (`use Foo::Bar` → a
+//! `…/lib/Foo/Bar.rakumod`). A name's edge weight is `sqrt(references of that name in A) /
+//! (files defining the name)`: the square root keeps one file that calls a helper a hundred
+//! times from outweighing a hundred files that call it once, and the division shares a name
+//! among its definers, so a name declared in three files lends each a third. A generic name
+//! ([`generic_name`], or defined in more than [`GENERIC_DEFINERS`] files) weighs
+//! [`GENERIC_WEIGHT`] of that: `T` or `fmt` says nothing about what A depends on. An import
+//! weighs 1.
 //!
 //! **The walk.** A personalized PageRank: damping [`DAMPING`], iterated until the scores move
 //! by less than [`TOLERANCE`] in total (at most [`MAX_ITERATIONS`] rounds). Every file starts
@@ -18,7 +22,8 @@
 //! The teleport and the mass of files with no outgoing edge follow those weights, so a file
 //! with no edges at all still ranks by its weight.
 //!
-//! **The order.** The files defining an identifier the query names first, then the focused
+//! **The order.** The files defining an identifier the query names first (as an item, when
+//! any file defines it as one), then the focused
 //! files and their neighbours (files defining a name a focused file refers to that at most
 //! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group by score (compared to
 //! 1e-12), ties by path.
@@ -30,6 +35,8 @@
 //! files): its definitions are not shown, unless a file defines nothing else. A file keeps at
 //! most [`DEFINITIONS_PER_FILE`] definitions (heaviest first, then by line; one per line),
 //! which the budget may trim further.
+//!
+//! **One file** maps as its [`outline`] instead: its definitions in line order.
 //!
 //! The graph, the walk and the choice of definitions are computed in `graph`.
 
