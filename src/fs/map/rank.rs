@@ -22,8 +22,9 @@
 //! The teleport and the mass of files with no outgoing edge follow those weights, so a file
 //! with no edges at all still ranks by its weight.
 //!
-//! **The order.** The files defining an identifier the query names first (as an item, when
-//! any file defines it as one), then the focused
+//! **The order.** The files defining as an item an identifier the query spells exactly
+//! first, then the files defining an identifier the query names (as an item, when any file
+//! defines it as one), then the focused
 //! files and their neighbours (files defining a name a focused file refers to that at most
 //! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group by score (compared to
 //! 1e-12), ties by path.
@@ -143,6 +144,10 @@ pub struct Steering {
     /// The identifiers the query may name, as [`identifier_key`] spells them: each word, and
     /// all the words together.
     pub identifiers: Vec<String>,
+    /// The query's words as written, and all of them together: a definition spelled exactly
+    /// so is named more surely than one whose [`identifier_key`] matches (`Latch` names
+    /// `struct Latch` before `mod latch`).
+    pub exact: Vec<String>,
     /// `focus` paths relative to the root (`""` is the root itself).
     pub focus: Vec<String>,
 }
@@ -151,9 +156,13 @@ impl Steering {
     /// Steering from the raw arguments: words and paths separated by spaces or commas.
     /// Focus paths must already be normalized by the caller.
     pub fn new(query: Option<&str>, focus: Vec<String>) -> Steering {
-        let query: Vec<String> = split_list(query.unwrap_or_default())
-            .map(str::to_lowercase)
+        let mut exact: Vec<String> = split_list(query.unwrap_or_default())
+            .map(str::to_owned)
             .collect();
+        let query: Vec<String> = exact.iter().map(|w| w.to_lowercase()).collect();
+        if exact.len() > 1 {
+            exact.push(exact.concat());
+        }
         let mut identifiers: Vec<String> = query.iter().map(|w| identifier_key(w)).collect();
         if query.len() > 1 {
             identifiers.push(identifier_key(&query.concat()));
@@ -162,8 +171,14 @@ impl Steering {
         Steering {
             query,
             identifiers,
+            exact,
             focus,
         }
+    }
+
+    /// Whether the query spells `name` exactly (one word, or all the words together).
+    pub fn spells(&self, name: &str) -> bool {
+        self.exact.iter().any(|word| word == name)
     }
 
     /// Whether the query names `name` as an identifier.
@@ -231,14 +246,21 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             .iter()
             .any(|d| named(d.name) && (d.place == Place::Item || !named_item))
     };
-    // The files defining an identifier the query names lead, then the focused files and the
-    // files they depend on, then the rest, each group by score.
-    let mut ranked: Vec<((bool, bool), RankedFile)> = files
+    let spells = |symbols: &Symbols| {
+        symbols
+            .definitions
+            .iter()
+            .any(|d| d.place == Place::Item && steering.spells(names.name(d.name)))
+    };
+    // The files defining an identifier the query spells exactly lead, then those defining one
+    // it names, then the focused files and the files they depend on, then the rest, each group
+    // by score.
+    let mut ranked: Vec<((bool, bool, bool), RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| {
-            let defines_named = defines_named(file.symbols);
+            let group = (spells(file.symbols), defines_named(file.symbols), near[b]);
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
@@ -246,7 +268,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
                     incidental(file.path, names.name(d.name), &d.text, d.place)
                 }),
             };
-            ((defines_named, near[b]), file)
+            (group, file)
         })
         .collect();
     ranked.sort_by(|(xg, x), (yg, y)| {

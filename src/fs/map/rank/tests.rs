@@ -331,3 +331,22 @@ fn lists_split_on_spaces_and_commas() {
         ["a", "b", "c", "d"]
     );
 }
+
+#[test]
+fn a_query_spelling_a_name_exactly_leads_with_its_definer() {
+    // `lib.rs` declares `mod latch` and is the hub; `latch.rs` defines `Latch`. Both match the
+    // query's key; the exact spelling decides.
+    let files = [
+        ("lib.rs", tags(&[("latch", 1), ("run", 2)], &[])),
+        ("latch.rs", tags(&[("Latch", 1)], &[])),
+        ("a.rs", tags(&[("a", 1)], &["run", "Latch"])),
+        ("b.rs", tags(&[("b", 1)], &["run"])),
+    ];
+    let first = |query: &str| {
+        rank_all(&files, &Steering::new(Some(query), Vec::new()))[0]
+            .path
+            .clone()
+    };
+    assert_eq!(first("Latch"), "latch.rs");
+    assert_eq!(first("latch"), "lib.rs");
+}
