@@ -179,7 +179,7 @@ fn tag_with(
     source: &[u8],
     cancel: Option<&AtomicUsize>,
 ) -> FileTags {
-    let Some((mut tagged, _has_error)) = collect(context, config, source, 0, 0, cancel) else {
+    let Some(mut tagged) = collect(context, config, source, 0, 0, cancel) else {
         return FileTags::default();
     };
     if language == Language::Rust {
@@ -218,8 +218,8 @@ fn tag_with(
 }
 
 /// One tags pass over `source`, a part of a file that starts `offset` bytes and `rows` rows
-/// into it; the tags it yields, and whether the parse met a syntax error. `None` if the pass
-/// could not start.
+/// into it; the tags it yields (the parser recovers from syntax errors, and tags no name inside
+/// one). `None` if the pass could not start.
 fn collect(
     context: &mut TagsContext,
     config: &TagsConfiguration,
@@ -227,8 +227,8 @@ fn collect(
     offset: usize,
     rows: usize,
     cancel: Option<&AtomicUsize>,
-) -> Option<(Vec<Tagged>, bool)> {
-    let (iter, has_error) = context.generate_tags(config, source, cancel).ok()?;
+) -> Option<Vec<Tagged>> {
+    let (iter, _syntax_error) = context.generate_tags(config, source, cancel).ok()?;
     let mut tagged = Vec::new();
     for tag in iter {
         let Ok(tag) = tag else { break };
@@ -254,7 +254,7 @@ fn collect(
             place: Place::Item,
         });
     }
-    Some((tagged, has_error))
+    Some(tagged)
 }
 
 /// The source line holding byte `at`, without its line ending or trailing whitespace.

@@ -3,9 +3,12 @@
 //!
 //! The grammar reads a macro's body as a token tree, so nothing in it is tagged. A body
 //! written in braces, at item level (not inside a function), is tagged again on its own as a
-//! file of items; if it parses without a syntax error, what it yields counts as the file's own
-//! (a body that is not items, `select! { … }` or `bitflags! { … }`, adds nothing). Bodies
-//! within bodies are read the same way, down to [`MAX_DEPTH`] macros deep.
+//! file of items, and what it yields counts as the file's own. A syntax error in the body does
+//! not discard it: the parser recovers around what is not Rust (`pub struct ExprArray #full {`
+//! in syn's `ast_struct!`, `struct Flags: u32` in `bitflags!`) and the tags skip any name
+//! inside an error, so what is tagged is still a real item; a body that holds no items
+//! (`select!`'s arms sit inside functions anyway) yields nothing. Bodies within bodies are read
+//! the same way, down to [`MAX_DEPTH`] macros deep.
 
 use std::ops::Range;
 
@@ -14,9 +17,9 @@ use super::Tagged;
 /// Most macro invocations one item may sit within and still be read.
 pub const MAX_DEPTH: usize = 4;
 
-/// Tags the body of a macro invocation: its byte range in the whole file and the row it
-/// starts on; its tags (offsets and rows in the whole file) and whether it met a syntax error.
-pub(super) type TagBody<'a> = dyn FnMut(Range<usize>, usize) -> Option<(Vec<Tagged>, bool)> + 'a;
+/// Tags the body of a macro invocation, given its byte range in the whole file and the row it
+/// starts on; its tags have offsets and rows in the whole file.
+pub(super) type TagBody<'a> = dyn FnMut(Range<usize>, usize) -> Option<Vec<Tagged>> + 'a;
 
 /// Adds to `tagged` what the item-level macro bodies among them hold.
 pub(super) fn expand(tagged: &mut Vec<Tagged>, source: &[u8], tag_body: &mut TagBody<'_>) {
@@ -30,7 +33,7 @@ pub(super) fn expand(tagged: &mut Vec<Tagged>, source: &[u8], tag_body: &mut Tag
         let mut rows = Rows::default();
         for body in bodies {
             let row = rows.at(source, body.start);
-            if let Some((found, false)) = tag_body(body, row) {
+            if let Some(found) = tag_body(body, row) {
                 level.extend(found);
             }
         }

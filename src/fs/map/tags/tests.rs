@@ -325,6 +325,8 @@ fn rust_items_in_macro_bodies_and_the_place_of_each_definition() {
             ("tests", 18, Place::Test),
             ("builds", 19, Place::Test),
             ("runs", 23, Place::Test),
+            // Recovered from the syntax error `: u32`.
+            ("Flags", 26, Place::Item),
             ("body", 29, Place::Item),
         ]
     );
