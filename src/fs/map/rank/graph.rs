@@ -234,9 +234,9 @@ impl Graph {
     }
 
     /// The definitions a file shows, heaviest first; a definition of a name the query names
-    /// (`named`) comes before all others and is never set aside; an `incidental` one weighs
-    /// less than any other (`-1 / (1 + references)`), so it is shown only when nothing better
-    /// fits.
+    /// (`named`) comes before all others (an incidental one after those that are not) and is
+    /// never set aside; an `incidental` one weighs less than any other (`-1 / (1 +
+    /// references)`), so it is shown only when nothing better fits.
     pub(super) fn choose(
         &self,
         symbols: &Symbols,
@@ -271,12 +271,15 @@ impl Graph {
             .filter(|d| all_set_aside || named(d.name) || !set_aside(d.name))
             .map(|d| {
                 let weight = weigh(d.name);
-                if incidental(d) && weight.is_finite() {
+                if !incidental(d) {
+                    (weight, d)
+                } else if weight.is_finite() {
                     // Below every definition that is not (whose weights are never negative),
                     // however few its references; the more referenced still first.
                     (-1.0 / (1.0 + weight), d)
                 } else {
-                    (weight, d)
+                    // Named by the query: above every other, below a named one that is not.
+                    (f64::MAX, d)
                 }
             })
             .collect();

@@ -350,3 +350,24 @@ fn a_query_spelling_a_name_exactly_leads_with_its_definer() {
     assert_eq!(first("Latch"), "latch.rs");
     assert_eq!(first("latch"), "lib.rs");
 }
+
+#[test]
+fn a_named_item_is_shown_before_a_named_nested_definition() {
+    let mut builder = tags(&[("event_interval", 10)], &[]);
+    builder.definitions.insert(
+        0,
+        Definition {
+            name: "EVENT_INTERVAL".into(),
+            line: 5,
+            text: "        const EVENT_INTERVAL: u32 = 4;".into(),
+            place: Place::Nested,
+        },
+    );
+    let files = [
+        ("builder.rs", builder),
+        ("a.rs", tags(&[], &["event_interval"])),
+    ];
+    let ranked = rank_all(&files, &Steering::new(Some("event_interval"), Vec::new()));
+    let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();
+    assert_eq!(lines, [10, 5]);
+}
