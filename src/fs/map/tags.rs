@@ -260,15 +260,20 @@ fn collect(
 /// The source line holding byte `at`, without its line ending or trailing whitespace.
 fn line_text(source: &[u8], at: usize) -> String {
     let at = at.min(source.len());
-    let start = source[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = line_start(source, at);
     let end = source[at..]
         .iter()
         .position(|&b| b == b'\n')
         .map_or(source.len(), |i| at + i);
     clip(String::from_utf8_lossy(&source[start..end]).trim_end())
+}
+
+/// The offset where the line holding byte `at` (at most `source.len()`) starts.
+fn line_start(source: &[u8], at: usize) -> usize {
+    source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }
 
 /// `text` cut to [`MAX_TEXT_LEN`] bytes at a character boundary, with a mark if cut.

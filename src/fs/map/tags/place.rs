@@ -46,10 +46,7 @@ pub(super) fn assign(tagged: &mut [Tagged], language: Language, source: &[u8]) {
 /// right above it) mark test-only code.
 fn under_test_attribute(source: &[u8], start: usize) -> bool {
     let start = start.min(source.len());
-    let line_start = source[..start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let line_start = super::line_start(source, start);
     if test_attribute(&source[line_start..start]) {
         return true;
     }
