@@ -22,6 +22,16 @@ pub enum Language {
     TypeScript,
     /// TSX (`.tsx`).
     Tsx,
+    /// C# (`.cs`).
+    CSharp,
+    /// Ruby (`.rb`, `.rake`, `.gemspec`, and files named `Rakefile`, `Gemfile`).
+    Ruby,
+    /// PHP (`.php`).
+    Php,
+    /// Kotlin (`.kt`, `.kts`).
+    Kotlin,
+    /// Swift (`.swift`).
+    Swift,
     /// Raku (`.raku`, `.rakumod`, `.rakutest`, `.pm6`, `.p6`), by a heuristic scanner.
     Raku,
 }

@@ -3,8 +3,11 @@
 //! Tree-sitter languages go through `tree-sitter-tags` with each grammar's vendored tags
 //! query, extended where that query falls short by the supplements under `queries/` (C and
 //! C++ tag no calls, TypeScript tags only signatures, Rust misses `Type::call()` paths and
-//! type uses). Each [`TagsConfiguration`] is built once per process; each thread keeps its
-//! own [`TagsContext`]. Raku has no grammar and is read by a line scanner (`super::raku`).
+//! type uses, PHP misses enums, constants and calls by a plain name). C#, Kotlin and Swift
+//! run a query of our own in its place (see [`grammar()`]); Ruby also runs its grammar's
+//! locals query, so that a local variable is no reference. Each [`TagsConfiguration`] is
+//! built once per process; each thread keeps its own [`TagsContext`]. Raku has no grammar
+//! and is read by a line scanner (`super::raku`).
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -138,10 +141,14 @@ fn config(language: Language) -> Option<&'static TagsConfiguration> {
     let cell = CONFIGS.get(language as usize)?;
     cell.get_or_init(|| {
         let grammar = grammar(language)?;
-        // The vendored patterns come first: where two patterns tag the same name, the one
-        // with the lower index wins, so the supplement only fills gaps.
-        let query = format!("{}\n{}", grammar.vendored_query, grammar.supplement);
-        match TagsConfiguration::new(grammar.language, &query, "") {
+        // Where two patterns tag the same name, the one with the lower index wins: the
+        // overrides before the vendored patterns correct them, the supplement after them
+        // only fills gaps.
+        let query = format!(
+            "{}\n{}\n{}",
+            grammar.overrides, grammar.vendored_query, grammar.supplement
+        );
+        match TagsConfiguration::new(grammar.language, &query, grammar.locals_query) {
             Ok(config) => Some(config),
             Err(error) => {
                 tracing::warn!(?language, %error, "tags query does not compile");

@@ -8,11 +8,21 @@ const C_SUPPLEMENT: &str = include_str!("queries/c.scm");
 const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
 const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
 const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
+const CSHARP_QUERY: &str = include_str!("queries/csharp.scm");
+const RUBY_OVERRIDES: &str = include_str!("queries/ruby.scm");
+const PHP_SUPPLEMENT: &str = include_str!("queries/php.scm");
+const KOTLIN_QUERY: &str = include_str!("queries/kotlin.scm");
+const SWIFT_QUERY: &str = include_str!("queries/swift.scm");
 
 /// The language of a path by its extension, if the map reads it.
 #[must_use]
 pub fn language_of(path: &str) -> Option<Language> {
-    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    let path = Path::new(path);
+    // Ruby's build files carry no extension.
+    if let Some("Rakefile" | "Gemfile") = path.file_name().and_then(|name| name.to_str()) {
+        return Some(Language::Ruby);
+    }
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     let language = match ext.as_str() {
         "c" | "h" => Language::C,
         "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" => Language::Cpp,
@@ -23,6 +33,11 @@ pub fn language_of(path: &str) -> Option<Language> {
         "rs" => Language::Rust,
         "ts" | "mts" | "cts" => Language::TypeScript,
         "tsx" => Language::Tsx,
+        "cs" => Language::CSharp,
+        "rb" | "rake" | "gemspec" => Language::Ruby,
+        "php" => Language::Php,
+        "kt" | "kts" => Language::Kotlin,
+        "swift" => Language::Swift,
         "raku" | "rakumod" | "rakutest" | "pm6" | "p6" => Language::Raku,
         _ => return None,
     };
@@ -33,10 +48,16 @@ pub fn language_of(path: &str) -> Option<Language> {
 pub struct Grammar {
     /// The grammar.
     pub language: tree_sitter::Language,
-    /// The grammar crate's own tags query.
+    /// Patterns put ahead of the vendored query, so that they win where both tag the same
+    /// name (see `queries/`); may be empty.
+    pub overrides: &'static str,
+    /// The grammar crate's own tags query; empty where it ships none that tree-sitter-tags
+    /// can use (C#, Kotlin, Swift), and then the supplement is the whole query.
     pub vendored_query: &'static str,
     /// Patterns appended to it where it falls short (see `queries/`); may be empty.
     pub supplement: &'static str,
+    /// The grammar's locals query, whose local variables are no references; may be empty.
+    pub locals_query: &'static str,
 }
 
 /// The tree-sitter grammar of a language; `None` for Raku, which has no grammar.
@@ -90,11 +111,37 @@ pub fn grammar(language: Language) -> Option<Grammar> {
             tree_sitter_typescript::TAGS_QUERY,
             TYPESCRIPT_SUPPLEMENT,
         ),
+        // The crate's tags query does not compile under tree-sitter-tags (see the query).
+        Language::CSharp => (tree_sitter_c_sharp::LANGUAGE.into(), "", CSHARP_QUERY),
+        Language::Ruby => (
+            tree_sitter_ruby::LANGUAGE.into(),
+            tree_sitter_ruby::TAGS_QUERY,
+            "",
+        ),
+        // The grammar for files that open with `<?php` (HTML around the code is text to it).
+        Language::Php => (
+            tree_sitter_php::LANGUAGE_PHP.into(),
+            tree_sitter_php::TAGS_QUERY,
+            PHP_SUPPLEMENT,
+        ),
+        // The grammar crate ships no tags query.
+        Language::Kotlin => (tree_sitter_kotlin_ng::LANGUAGE.into(), "", KOTLIN_QUERY),
+        // The crate's tags query tags a method with its whole class as the node (so every
+        // member would sit inside a method) and a `let` in any function body as a property.
+        Language::Swift => (tree_sitter_swift::LANGUAGE.into(), "", SWIFT_QUERY),
         Language::Raku => return None,
+    };
+    // Ruby's query tags every identifier and constant outside a local scope as a reference:
+    // the locals query keeps local variables out, and the overrides tag constants first.
+    let (overrides, locals_query) = match language {
+        Language::Ruby => (RUBY_OVERRIDES, tree_sitter_ruby::LOCALS_QUERY),
+        _ => ("", ""),
     };
     Some(Grammar {
         language: grammar,
+        overrides,
         vendored_query,
         supplement,
+        locals_query,
     })
 }

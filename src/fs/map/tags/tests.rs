@@ -16,7 +16,7 @@ pub(crate) fn refers(tags: &FileTags, name: &str) -> bool {
 }
 
 /// The languages tree-sitter reads (every one but Raku).
-const TREE_SITTER: [Language; 9] = [
+const TREE_SITTER: [Language; 14] = [
     Language::C,
     Language::Cpp,
     Language::Go,
@@ -26,6 +26,11 @@ const TREE_SITTER: [Language; 9] = [
     Language::Rust,
     Language::TypeScript,
     Language::Tsx,
+    Language::CSharp,
+    Language::Ruby,
+    Language::Php,
+    Language::Kotlin,
+    Language::Swift,
 ];
 
 #[test]
@@ -75,8 +80,18 @@ fn languages_by_extension() {
         ("a.tsx", Some(Language::Tsx)),
         ("lib/Foo/Bar.rakumod", Some(Language::Raku)),
         ("t/basic.rakutest", Some(Language::Raku)),
+        ("src/App.cs", Some(Language::CSharp)),
+        ("lib/shop.rb", Some(Language::Ruby)),
+        ("shop.gemspec", Some(Language::Ruby)),
+        ("Rakefile", Some(Language::Ruby)),
+        ("app/Gemfile", Some(Language::Ruby)),
+        ("index.php", Some(Language::Php)),
+        ("Main.kt", Some(Language::Kotlin)),
+        ("build.gradle.kts", Some(Language::Kotlin)),
+        ("Sources/App.swift", Some(Language::Swift)),
         ("README.md", None),
         ("Makefile", None),
+        ("Gemfile.lock", None),
         (".py", None),
     ] {
         assert_eq!(language_of(path), language, "{path}");
@@ -240,6 +255,112 @@ const FIXTURES: &[Fixture] = &[
         text: None,
         references: &["#refresh"],
     },
+    Fixture {
+        name: "c#: a namespace's types and their members, constructors and constants included",
+        language: Language::CSharp,
+        extends: None,
+        source: "namespace Shop.Billing\n{\n    public interface IStore\n    {\n        Item Get(string key);\n    }\n\n    public class MemoryStore : IStore\n    {\n        public const int Limit = 10;\n\n        public MemoryStore(int size) { }\n\n        public int Count { get; }\n\n        public Item Get(string key)\n        {\n            var found = Helpers.Lookup(key);\n            return found;\n        }\n    }\n\n    public record Item(string Key);\n\n    public enum Mode { Fast, Slow }\n}\n",
+        definitions: &[
+            ("Billing", 1),
+            ("IStore", 3),
+            ("Get", 5),
+            ("MemoryStore", 8),
+            ("Limit", 10),
+            ("MemoryStore", 12),
+            ("Count", 14),
+            ("Get", 16),
+            ("Item", 23),
+            ("Mode", 25),
+        ],
+        exact: true,
+        text: Some(("Limit", "        public const int Limit = 10;")),
+        references: &["Lookup", "IStore", "Item"],
+    },
+    Fixture {
+        name: "ruby: a module's constant, class and methods, and a top-level method",
+        language: Language::Ruby,
+        extends: None,
+        source: "require \"json\"\n\nmodule Shop\n  VERSION = \"1.0\"\n\n  class Store < Base\n    def initialize(size)\n      @items = {}\n    end\n\n    def get(key)\n      value = lookup(@items, key)\n      value.fetch(:name)\n    end\n\n    def self.build\n      new(10)\n    end\n  end\nend\n\ndef lookup(items, key)\n  items[key]\nend\n",
+        definitions: &[
+            ("Shop", 3),
+            ("VERSION", 4),
+            ("Store", 6),
+            ("initialize", 7),
+            ("get", 11),
+            ("build", 16),
+            ("lookup", 22),
+        ],
+        exact: true,
+        text: Some(("build", "    def self.build")),
+        references: &["lookup", "fetch", "Base"],
+    },
+    Fixture {
+        name: "php: interface, class with constant and property, enum, function",
+        language: Language::Php,
+        extends: None,
+        source: "<?php\n\nnamespace Shop\\Billing;\n\ninterface Store\n{\n    public function get(string $key): ?Item;\n}\n\nfinal class MemoryStore extends Base implements Store\n{\n    const LIMIT = 10;\n    private array $items = [];\n\n    public function get(string $key): ?Item\n    {\n        return lookup($this->items, $key);\n    }\n}\n\nenum Mode\n{\n    case Fast;\n}\n\nfunction lookup(array $items, string $key): ?Item\n{\n    return $items[$key] ?? new Item($key);\n}\n",
+        definitions: &[
+            ("Shop\\Billing", 3),
+            ("Store", 5),
+            ("get", 7),
+            ("MemoryStore", 10),
+            ("LIMIT", 12),
+            ("items", 13),
+            ("get", 15),
+            ("Mode", 21),
+            ("lookup", 26),
+        ],
+        exact: true,
+        text: Some((
+            "MemoryStore",
+            "final class MemoryStore extends Base implements Store",
+        )),
+        references: &["lookup", "Base", "Store", "Item"],
+    },
+    Fixture {
+        name: "kotlin: interface, class with property and companion, object, function",
+        language: Language::Kotlin,
+        extends: None,
+        source: "package shop.billing\n\ninterface Store {\n    fun get(key: String): Item?\n}\n\nclass MemoryStore(private val size: Int) : Store {\n    private val items = HashMap<String, Item>()\n\n    override fun get(key: String): Item? {\n        val found = lookup(items, key)\n        return found\n    }\n\n    companion object Factory {\n        const val LIMIT = 10\n    }\n}\n\ndata class Item(val key: String)\n\nobject Registry\n\nfun lookup(items: Map<String, Item>, key: String): Item? = items[key]\n",
+        definitions: &[
+            ("Store", 3),
+            ("get", 4),
+            ("MemoryStore", 7),
+            ("items", 8),
+            ("get", 10),
+            ("Factory", 15),
+            ("LIMIT", 16),
+            ("Item", 20),
+            ("Registry", 22),
+            ("lookup", 24),
+        ],
+        exact: true,
+        text: Some((
+            "lookup",
+            "fun lookup(items: Map<String, Item>, key: String): Item? = items[key]",
+        )),
+        references: &["lookup", "HashMap", "Store", "Item"],
+    },
+    Fixture {
+        name: "swift: protocol, class with property and initializer, struct, function",
+        language: Language::Swift,
+        extends: None,
+        source: "import Foundation\n\nprotocol Store {\n    func get(_ key: String) -> Item?\n}\n\nclass MemoryStore: Store {\n    private var items: [String: Item] = [:]\n\n    init(size: Int) {}\n\n    func get(_ key: String) -> Item? {\n        let found = lookup(items, key)\n        return found?.normalized()\n    }\n}\n\nstruct Item {\n    let key: String\n}\n\nfunc lookup(_ items: [String: Item], _ key: String) -> Item? {\n    return items[key]\n}\n",
+        definitions: &[
+            ("Store", 3),
+            ("get", 4),
+            ("MemoryStore", 7),
+            ("items", 8),
+            ("init", 10),
+            ("get", 12),
+            ("Item", 18),
+            ("key", 19),
+            ("lookup", 22),
+        ],
+        exact: true,
+        text: Some(("MemoryStore", "class MemoryStore: Store {")),
+        references: &["lookup", "normalized", "Store", "Item"],
+    },
 ];
 
 #[test]
@@ -273,6 +394,17 @@ fn definitions_and_references_by_language() {
                 "{name}: no reference to {reference}"
             );
         }
+    }
+}
+
+#[test]
+fn ruby_local_variables_are_no_references() {
+    let source =
+        "def total(items)\n  sum = 0\n  items.each { |item| sum += price(item) }\n  sum\nend\n";
+    let tags = extract(Language::Ruby, source.as_bytes());
+    assert!(refers(&tags, "price") && refers(&tags, "each"));
+    for local in ["items", "sum", "item"] {
+        assert!(!refers(&tags, local), "{local}: {:?}", tags.references);
     }
 }
 
@@ -363,6 +495,27 @@ fn nested_definitions_in_other_languages() {
                 ("Kept", Place::Item),
                 ("method", Place::Item),
                 ("f", Place::Nested),
+            ][..],
+        ),
+        // A method's node is the method, not its class: what follows it is no less an item.
+        (
+            Language::Swift,
+            "class Kept {\n    func method() {\n        let local = 1\n        func helper() {}\n    }\n    var size = 0\n}\n",
+            &[
+                ("Kept", Place::Item),
+                ("method", Place::Item),
+                ("helper", Place::Nested),
+                ("size", Place::Item),
+            ][..],
+        ),
+        (
+            Language::Kotlin,
+            "class Kept {\n    fun method() {\n        val local = 1\n        fun helper() {}\n    }\n    val size = 0\n}\n",
+            &[
+                ("Kept", Place::Item),
+                ("method", Place::Item),
+                ("helper", Place::Nested),
+                ("size", Place::Item),
             ][..],
         ),
     ] {
