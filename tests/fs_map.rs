@@ -203,6 +203,69 @@ fn a_query_naming_an_identifier_leads_with_its_file_and_its_line() {
     }
 }
 
+/// One file in each of C#, Ruby (named by its file name alone), PHP, Kotlin and Swift: each
+/// is mapped with its definitions, and a query naming the Kotlin method leads with its file
+/// and line.
+#[test]
+fn csharp_ruby_php_kotlin_and_swift_are_mapped() {
+    let files = [
+        (
+            "src/Billing.cs",
+            "namespace Shop\n{\n    public class Invoice\n    {\n        public decimal Total() => 0;\n    }\n}\n",
+            "3:     public class Invoice",
+        ),
+        (
+            "Rakefile",
+            "module Ledger\n  def self.post(entry)\n    entry\n  end\nend\n",
+            "2:   def self.post(entry)",
+        ),
+        (
+            "web/cart.php",
+            "<?php\n\nfunction cart_total(array $items): int\n{\n    return count($items);\n}\n",
+            "3: function cart_total(array $items): int",
+        ),
+        (
+            "app/Shipping.kt",
+            "package shop\n\nclass Shipping {\n    fun quoteRate(weight: Int): Int = weight * 2\n}\n",
+            "4:     fun quoteRate(weight: Int): Int = weight * 2",
+        ),
+        (
+            "ios/Wallet.swift",
+            "struct Wallet {\n    func balance() -> Int { 0 }\n}\n",
+            "2:     func balance() -> Int { 0 }",
+        ),
+    ];
+    let tree = files.iter().fold(Tree::new(), |tree, (path, source, _)| {
+        tree.file(path, source)
+    });
+    let mut server = fs_server(&tree);
+    // The lines shown under a file's heading, up to the blank line after them.
+    let shown = |text: &str, file: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|line| *line != format!("{file}:"))
+            .skip(1)
+            .take_while(|line| !line.is_empty())
+            .map(|line| line.trim_start().to_owned())
+            .collect()
+    };
+    let text = map(&mut server, json!({}));
+    for (file, _, line) in files {
+        assert!(
+            shown(&text, file).iter().any(|l| l == line),
+            "{file}: {text}"
+        );
+    }
+    assert!(summary_of(&text).starts_with("[mapped 5 files "), "{text}");
+    let text = map(&mut server, json!({"query": "quote rate"}));
+    assert_eq!(files_of(&text)[0], "app/Shipping.kt", "{text}");
+    assert!(
+        shown(&text, "app/Shipping.kt")
+            .iter()
+            .any(|l| l == files[3].2),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_focus_is_read_relative_to_the_root_then_to_path_and_one_naming_nothing_is_reported() {
     let tree = hub_and_widget();
