@@ -31,11 +31,12 @@
 //! root, holding the cache's lock throughout, so two maps never tear it between them.
 //!
 //! `tags` reads one file into its definitions and references (tree-sitter tags queries for
-//! C, C++, Go, Java, JavaScript, Python, Rust, TypeScript and TSX, items in Rust macro bodies
-//! included, each definition placed as an item, nested or test-only; `raku`, a heuristic
-//! scanner, for Raku); `rank` builds the graph "file A refers to a name file B defines" and
-//! ranks files with a personalized PageRank, or, when `path` names one file, lays out its
-//! outline; `render` spends the character budget whole files at a time.
+//! C, C++, C#, Go, Java, JavaScript, Kotlin, PHP, Python, Ruby, Rust, Swift, TypeScript and
+//! TSX, items in Rust macro bodies included, each definition placed as an item, nested or
+//! test-only; `raku`, a heuristic scanner, for Raku); `rank` builds the graph "file A refers
+//! to a name file B defines" and ranks files with a personalized PageRank, or, when `path`
+//! names one file, lays out its outline; `render` spends the character budget whole files at
+//! a time.
 //!
 //! This file holds the call and its walk; `parse` reads and parses the files the cache
 //! misses, `cache` keeps what they yielded.
