@@ -497,25 +497,30 @@ fn nested_definitions_in_other_languages() {
                 ("f", Place::Nested),
             ][..],
         ),
-        // A method's node is the method, not its class: what follows it is no less an item.
+        // A method's node is the method, not its class: what follows it is no less an item. A
+        // local is no definition; a property of an enum is.
         (
             Language::Swift,
-            "class Kept {\n    func method() {\n        let local = 1\n        func helper() {}\n    }\n    var size = 0\n}\n",
+            "class Kept {\n    func method() {\n        let local = 1\n        func helper() {}\n    }\n    var size = 0\n}\nenum Mode {\n    case fast\n    var label: String { \"fast\" }\n}\n",
             &[
                 ("Kept", Place::Item),
                 ("method", Place::Item),
                 ("helper", Place::Nested),
                 ("size", Place::Item),
+                ("Mode", Place::Item),
+                ("label", Place::Item),
             ][..],
         ),
         (
             Language::Kotlin,
-            "class Kept {\n    fun method() {\n        val local = 1\n        fun helper() {}\n    }\n    val size = 0\n}\n",
+            "class Kept {\n    fun method() {\n        val local = 1\n        fun helper() {}\n    }\n    val size = 0\n}\nenum class Mode {\n    FAST;\n    val label = \"fast\"\n}\n",
             &[
                 ("Kept", Place::Item),
                 ("method", Place::Item),
                 ("helper", Place::Nested),
                 ("size", Place::Item),
+                ("Mode", Place::Item),
+                ("label", Place::Item),
             ][..],
         ),
     ] {

@@ -35,6 +35,12 @@
       .
       (identifier) @name)) @definition.property)
 
+(enum_class_body
+  (property_declaration
+    (variable_declaration
+      .
+      (identifier) @name)) @definition.property)
+
 ; Calls: `f()`, `Type(…)` and `x.f()`.
 (call_expression
   .

@@ -33,6 +33,11 @@
     name: (pattern
       bound_identifier: (simple_identifier) @name)) @definition.property)
 
+(enum_class_body
+  (property_declaration
+    name: (pattern
+      bound_identifier: (simple_identifier) @name)) @definition.property)
+
 (protocol_property_declaration
   name: (pattern
     bound_identifier: (simple_identifier) @name)) @definition.property
