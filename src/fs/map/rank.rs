@@ -125,6 +125,20 @@ const PROTOCOL_METHODS: &[&str] = &[
     "compareTo",
     "String",
     "Error",
+    "ToString",
+    "Equals",
+    "GetHashCode",
+    "CompareTo",
+    "Dispose",
+    "GetEnumerator",
+    "to_s",
+    "inspect",
+    "initialize",
+    "__construct",
+    "__toString",
+    "description",
+    "init",
+    "deinit",
 ];
 
 /// One mapped file: its path relative to the root and what it defines and refers to.
@@ -324,7 +338,8 @@ pub fn generic_name(name: &str) -> bool {
 /// one nested in a function body or in test-only code ([`Place`]), anything in a test file (a
 /// `tests`, `test` or `__tests__` directory, `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*`,
 /// `conftest.py`), a test function (`test_*`), an entry point (`main`), a constructor or
-/// dunder method (`__init__`, `constructor`), and an associated type (an indented
+/// dunder method (`__init__`, `constructor`, Ruby's `initialize`, PHP's `__construct`, Swift's
+/// `init`), and an associated type (an indented
 /// `type X = …;`).
 pub fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -351,7 +366,7 @@ pub fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
         || test_file
         || name.starts_with("test_")
         || name == "main"
-        || name == "constructor"
+        || matches!(name, "constructor" | "initialize" | "__construct" | "init")
         || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
         || (indent > 0 && (trimmed.starts_with("type ") || trimmed.starts_with("pub type ")))
 }

@@ -186,6 +186,13 @@ fn incidental_definitions() {
         ("src/main.rs", "main", "fn main() {"),
         ("src/a.py", "__init__", "    def __init__(self):"),
         ("src/a.ts", "constructor", "  constructor() {"),
+        ("lib/a.rb", "initialize", "  def initialize(x)"),
+        (
+            "src/A.php",
+            "__construct",
+            "    public function __construct() {",
+        ),
+        ("Sources/A.swift", "init", "    init(x: Int) {"),
         ("src/ser.rs", "Ok", "    type Ok = ();"),
     ] {
         assert!(incidental(path, name, text, Place::Item), "{path} {name}");
