@@ -552,6 +552,31 @@ fn the_answer_stays_within_the_result_limit() {
 }
 
 #[test]
+fn a_remembered_walk_still_sees_what_changes_outside() {
+    // The map's walk (pruned by its own rule) is replayed while nothing changes; a file added
+    // or removed from outside the server is seen, and one added where the map never looks
+    // is not.
+    let tree = polyglot();
+    let mut server = fs_server(&tree);
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    tree.put(
+        "lib/extra.go",
+        "package util\n\nfunc extra() int {\n\treturn helper(1)\n}\n",
+    );
+    tree.put("build/more.py", "def more():\n    frobnicate(1)\n");
+    tree.put(".tools/y.py", "def hidden_too():\n    pass\n");
+    let text = map(&mut server, json!({}));
+    assert!(files_of(&text).contains(&"lib/extra.go"), "{text}");
+    assert!(
+        !text.contains("more.py") && !text.contains("y.py"),
+        "{text}"
+    );
+    std::fs::remove_file(tree.path().join("lib/extra.go")).unwrap();
+    assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+}
+
+#[test]
 fn a_map_follows_an_edit() {
     let tree = polyglot();
     let mut server = fs_server(&tree);

@@ -29,8 +29,10 @@ const MAX_KEPT_ENTRIES: usize = 1 << 20;
 pub(super) enum Key {
     /// [`Root::inventory`](super::Root::inventory) of a scope.
     Inventory(String),
-    /// A whole [`Root::in_order`](super::Root::in_order) walk of a scope.
-    Tree(String),
+    /// A whole [`Root::in_order`](super::Root::in_order) walk of a scope, or one its caller
+    /// prunes by the fixed rule the label names
+    /// ([`Root::in_order_pruned`](super::Root::in_order_pruned)).
+    Tree(String, Option<&'static str>),
     /// [`Root::list_with`](super::Root::list_with) of a prefix, with or without selected
     /// empty directories.
     List(String, bool),

@@ -246,7 +246,8 @@ struct Mappable {
 /// ends the walk early (the map ranks what it found and says so); the deadline or a
 /// cancellation ends the call.
 fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
-    let mut walk = root.in_order(scope);
+    // The same rule prunes every map's walk, so an unchanged tree's walk is replayed.
+    let mut walk = root.in_order_pruned(scope, "map");
     let mut found = Mappable {
         files: Vec::new(),
         capped: false,

@@ -245,9 +245,10 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         return Vec::new();
     }
     let graph = Graph::new(files, names);
-    let personalization = personalization(files, steering, names);
+    let facts = QueryFacts::new(files, steering, names);
+    let personalization = personalization(files, steering, &facts);
     let scores = graph.pagerank(&personalization);
-    let named = |name| steering.names(names.name(name));
+    let named = |name| facts.has(name, NAMED);
     let near = neighbourhood(files, &steering.focus);
     // A name defined as an item somewhere leads with those files only, not with a file whose
     // function body or tests declare the same name.
@@ -264,7 +265,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         symbols
             .definitions
             .iter()
-            .any(|d| d.place == Place::Item && steering.spells(names.name(d.name)))
+            .any(|d| d.place == Place::Item && facts.has(d.name, SPELLED))
     };
     // The files defining an identifier the query spells exactly lead, then those defining one
     // it names, then the focused files and the files they depend on, then the rest, each group
@@ -275,11 +276,12 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| {
             let group = (spells(file.symbols), defines_named(file.symbols), near[b]);
+            let test_file = test_path(file.path);
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
                 definitions: graph.choose(file.symbols, &named, &|d| {
-                    incidental(file.path, names.name(d.name), &d.text, d.place)
+                    test_file || seldom_looked_up(names.name(d.name), &d.text, d.place)
                 }),
             };
             (group, file)
@@ -334,17 +336,13 @@ pub fn generic_name(name: &str) -> bool {
         || PROTOCOL_METHODS.contains(&name)
 }
 
-/// Whether a definition is one a reader seldom looks up, shown only when nothing better fits:
-/// one nested in a function body or in test-only code ([`Place`]), anything in a test file (a
-/// `tests`, `test` or `__tests__` directory, `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*`,
-/// `conftest.py`), a test function (`test_*`), an entry point (`main`), a constructor or
-/// dunder method (`__init__`, `constructor`, Ruby's `initialize`, PHP's `__construct`, Swift's
-/// `init`), and an associated type (an indented
-/// `type X = …;`).
-pub fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
+/// Whether `path` is a test file, whose definitions a reader seldom looks up (they are shown
+/// only when nothing better fits, as are those [`seldom_looked_up`] anywhere): in a `tests`,
+/// `test` or `__tests__` directory, or named `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*` or
+/// `conftest.py`.
+fn test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
-    let test_file = path
-        .split('/')
+    path.split('/')
         .rev()
         .skip(1)
         .any(|dir| matches!(dir, "tests" | "test" | "__tests__"))
@@ -355,20 +353,74 @@ pub fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
             .next()
             .is_some_and(|stem| stem.ends_with("_test"))
         || file.contains(".test.")
-        || file.contains(".spec.");
-    let indent = text
-        .chars()
-        .take_while(|c| c.is_whitespace())
-        .map(|c| if c == '\t' { 4 } else { 1 })
-        .sum::<usize>();
-    let trimmed = text.trim_start();
+        || file.contains(".spec.")
+}
+
+/// Whether a definition is one a reader seldom looks up wherever it is: one nested in a
+/// function body or in test-only code ([`Place`]), a test function (`test_*`), an entry point
+/// (`main`), a constructor or dunder method (`__init__`, `constructor`, Ruby's `initialize`,
+/// PHP's `__construct`, Swift's `init`), and an associated type (an indented `type X = …;`).
+fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
+    let associated_type = || {
+        let trimmed = text.trim_start();
+        trimmed.len() < text.len()
+            && (trimmed.starts_with("type ") || trimmed.starts_with("pub type "))
+    };
     place != Place::Item
-        || test_file
         || name.starts_with("test_")
         || name == "main"
         || matches!(name, "constructor" | "initialize" | "__construct" | "init")
         || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
-        || (indent > 0 && (trimmed.starts_with("type ") || trimmed.starts_with("pub type ")))
+        || associated_type()
+}
+
+/// What the query says of each name the mapped files define, worked out once per name (a
+/// tree holds a hundred thousand definitions of a few tens of thousands of names).
+struct QueryFacts {
+    /// Per interned name: [`COMPUTED`] and which of [`NAMED`], [`SPELLED`], [`HAS_WORD`] hold.
+    flags: Vec<u8>,
+}
+
+const COMPUTED: u8 = 1;
+/// The query names the identifier ([`Steering::names`]).
+const NAMED: u8 = 2;
+/// The query spells it exactly ([`Steering::spells`]).
+const SPELLED: u8 = 4;
+/// It contains a query word, case-insensitively.
+const HAS_WORD: u8 = 8;
+
+impl QueryFacts {
+    fn new(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> QueryFacts {
+        let mut flags = vec![0u8; names.len()];
+        if steering.query.is_empty() {
+            return QueryFacts { flags };
+        }
+        for file in files {
+            for d in &file.symbols.definitions {
+                let Some(slot) = flags.get_mut(d.name.index()) else {
+                    continue;
+                };
+                if *slot != 0 {
+                    continue;
+                }
+                let name = names.name(d.name);
+                let lower = name.to_lowercase();
+                *slot = COMPUTED
+                    | if steering.names(name) { NAMED } else { 0 }
+                    | if steering.spells(name) { SPELLED } else { 0 }
+                    | if steering.query.iter().any(|w| lower.contains(w.as_str())) {
+                        HAS_WORD
+                    } else {
+                        0
+                    };
+            }
+        }
+        QueryFacts { flags }
+    }
+
+    fn has(&self, name: NameId, fact: u8) -> bool {
+        self.flags.get(name.index()).is_some_and(|f| f & fact != 0)
+    }
 }
 
 /// Per file, whether it is at or below a focus path, or defines a name such a file refers to
@@ -414,20 +466,22 @@ fn quantized(score: f64) -> i64 {
 }
 
 /// Each file's teleport weight, normalized to sum 1.
-fn personalization(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<f64> {
+fn personalization(files: &[MapFile<'_>], steering: &Steering, facts: &QueryFacts) -> Vec<f64> {
     let mut weights: Vec<f64> = files
         .iter()
         .map(|file| {
             let mut weight = 1.0;
             if !steering.query.is_empty() {
-                let path = file.path.to_lowercase();
-                let defined = || file.symbols.defined.iter().map(|&name| names.name(name));
-                if defined().any(|name| steering.names(name)) {
+                let defines = |fact| file.symbols.defined.iter().any(|&n| facts.has(n, fact));
+                if defines(NAMED) {
                     weight *= IDENTIFIER_WEIGHT;
-                } else if steering.query.iter().any(|word| {
-                    path.contains(word.as_str())
-                        || defined().any(|name| name.to_lowercase().contains(word.as_str()))
-                }) {
+                } else if defines(HAS_WORD) || {
+                    let path = file.path.to_lowercase();
+                    steering
+                        .query
+                        .iter()
+                        .any(|word| path.contains(word.as_str()))
+                } {
                     weight *= QUERY_WEIGHT;
                 }
             }

@@ -48,6 +48,8 @@ impl Step {
 pub struct InOrder<'r> {
     root: &'r Root,
     scope: RelPath,
+    /// The rule by which the caller prunes the walk ([`Root::in_order_pruned`]).
+    rule: Option<&'static str>,
     source: Source<'r>,
     /// Every directory the walk read was watched (a remembered walk's were).
     watched: bool,
@@ -150,7 +152,21 @@ impl Root {
     /// named stops the walk ([`crate::limits::Limits::named_ceilings`]), or the call's
     /// deadline or cancellation; the error is the walk's last item.
     pub fn in_order(&self, scope: &RelPath) -> InOrder<'_> {
-        let key = Key::Tree(scope.as_str().to_owned());
+        self.in_order_as(scope, None)
+    }
+
+    /// [`Root::in_order`] for a caller that calls [`InOrder::leave`] by a fixed rule, named by
+    /// `rule`, that depends only on the steps the walk yields (a directory's name, a file it
+    /// holds). Such a walk is remembered and replayed as any whole walk is, under its rule:
+    /// the replay yields the steps the pruned walk yielded (nothing below a directory left),
+    /// and the watch covers every directory it read, so what the rule sees cannot change
+    /// unseen.
+    pub fn in_order_pruned(&self, scope: &RelPath, rule: &'static str) -> InOrder<'_> {
+        self.in_order_as(scope, Some(rule))
+    }
+
+    fn in_order_as(&self, scope: &RelPath, rule: Option<&'static str>) -> InOrder<'_> {
+        let key = Key::Tree(scope.as_str().to_owned(), rule);
         let source = match self.remembered.get(&key) {
             Ok(Walked::Tree(walked)) => Source::Kept {
                 walked,
@@ -176,6 +192,7 @@ impl Root {
         let mut walk = InOrder {
             root: self,
             scope: scope.clone(),
+            rule,
             source,
             watched: true,
         };
@@ -418,7 +435,8 @@ impl InOrder<'_> {
 
     /// Walks no further into the innermost directory the walk is in: after a
     /// [`Step::Directory`], the directory just entered; after a [`Step::File`], that file's
-    /// directory. The walk goes on with what follows it. Such a walk is not remembered.
+    /// directory. The walk goes on with what follows it. Such a walk is not remembered, unless
+    /// it was started by [`Root::in_order_pruned`].
     pub fn leave(&mut self) {
         match &mut self.source {
             Source::Live(live) => {
@@ -427,8 +445,10 @@ impl InOrder<'_> {
                     && let Some(frame) = live.frames.pop()
                 {
                     live.in_flight -= frame.entries.iter().filter(|n| n.read.is_some()).count();
-                    live.pruned = true;
-                    live.found = Found::default();
+                    if self.rule.is_none() {
+                        live.pruned = true;
+                        live.found = Found::default();
+                    }
                 }
             }
             Source::Kept { last, left, .. } => {
@@ -461,7 +481,7 @@ impl InOrder<'_> {
             directories: Arc::new(found.directories),
             too_deep: Arc::new(found.too_deep),
         };
-        let key = Key::Tree(self.scope.as_str().to_owned());
+        let key = Key::Tree(self.scope.as_str().to_owned(), self.rule);
         self.root
             .remembered
             .offer(key, ticket, live.vouched, Walked::Tree(walked));

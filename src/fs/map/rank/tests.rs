@@ -172,6 +172,11 @@ fn definitions_heaviest_first_and_unreferenced_last() {
     assert_eq!(cli.definitions[0].weight, -1.0);
 }
 
+/// Whether the ranking shows a definition only when nothing better fits.
+fn incidental(path: &str, name: &str, text: &str, place: Place) -> bool {
+    test_path(path) || seldom_looked_up(name, text, place)
+}
+
 #[test]
 fn incidental_definitions() {
     for (path, name, text) in [
