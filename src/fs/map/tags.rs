@@ -20,8 +20,8 @@ use tree_sitter_tags::{TagsConfiguration, TagsContext};
 use super::{Definition, FileTags, Language, Place};
 
 mod grammar;
-mod macros;
 mod place;
+mod unwrap;
 
 pub use grammar::{grammar, language_of};
 
@@ -177,7 +177,7 @@ struct Tagged {
     place: Place,
 }
 
-/// Runs the tags pass (and, for Rust, one per item-holding macro body), places each
+/// Runs the tags pass (over Rust with its item-level macro invocations unwrapped), places each
 /// definition, and collects what it found; an error mid-way keeps what came before.
 fn tag_with(
     context: &mut TagsContext,
@@ -186,21 +186,13 @@ fn tag_with(
     source: &[u8],
     cancel: Option<&AtomicUsize>,
 ) -> FileTags {
-    let Some(mut tagged) = collect(context, config, source, 0, 0, cancel) else {
+    let tagged = match language {
+        Language::Rust => tag_rust(context, config, source, 0..source.len(), 0, 0, cancel),
+        _ => collect(context, config, source, 0, 0, cancel),
+    };
+    let Some(mut tagged) = tagged else {
         return FileTags::default();
     };
-    if language == Language::Rust {
-        macros::expand(&mut tagged, source, &mut |body, rows| {
-            collect(
-                context,
-                config,
-                &source[body.clone()],
-                body.start,
-                rows,
-                cancel,
-            )
-        });
-    }
     place::assign(&mut tagged, language, source);
     let mut tags = FileTags::default();
     let mut definitions = Vec::new();
@@ -224,9 +216,67 @@ fn tag_with(
     tags
 }
 
+/// Most macro invocations a Rust item may sit within and still be read as an item.
+const MAX_MACRO_DEPTH: usize = 4;
+
+/// The tags of `part` of a Rust file that starts on row `rows`, `depth` macro bodies deep:
+/// parsed with the bodies of its item-level macro invocations blanked, then each body parsed
+/// on its own the same way (see `unwrap`).
+fn tag_rust(
+    context: &mut TagsContext,
+    config: &TagsConfiguration,
+    source: &[u8],
+    part: Range<usize>,
+    rows: usize,
+    depth: usize,
+    cancel: Option<&AtomicUsize>,
+) -> Option<Vec<Tagged>> {
+    let text = &source[part.clone()];
+    let bodies = if depth < MAX_MACRO_DEPTH {
+        unwrap::item_macro_bodies(text, depth > 0)
+    } else {
+        Vec::new()
+    };
+    let blanked;
+    let parsed = if bodies.is_empty() {
+        text
+    } else {
+        let mut copy = text.to_vec();
+        for body in &bodies {
+            for byte in &mut copy[body.clone()] {
+                if *byte != b'\n' {
+                    *byte = b' ';
+                }
+            }
+        }
+        blanked = copy;
+        &blanked
+    };
+    let mut tagged = collect(context, config, parsed, part.start, rows, cancel)?;
+    let (mut counted, mut row) = (0, rows);
+    for body in bodies {
+        row += text[counted..body.start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = body.start;
+        let whole = part.start + body.start..part.start + body.end;
+        tagged.extend(tag_rust(
+            context,
+            config,
+            source,
+            whole,
+            row,
+            depth + 1,
+            cancel,
+        )?);
+    }
+    Some(tagged)
+}
+
 /// One tags pass over `source`, a part of a file that starts `offset` bytes and `rows` rows
-/// into it; the tags it yields (the parser recovers from syntax errors, and tags no name inside
-/// one). `None` if the pass could not start.
+/// into it: the tags it yields, placed in the whole file (the parser recovers from syntax
+/// errors, and tags no name inside one). `None` if the pass could not start.
 fn collect(
     context: &mut TagsContext,
     config: &TagsConfiguration,
