@@ -93,12 +93,12 @@ impl TagCache {
         self.by_content.insert(key, symbols);
     }
 
-    /// The ranking of `files` (whose symbols are `symbols`), computed or remembered.
     /// The outline of one file (see [`super::rank::outline`]).
     pub(super) fn outline(&self, file: &MapFile<'_>, steering: &Steering) -> RankedFile {
         super::rank::outline(file, steering, &self.names)
     }
 
+    /// The ranking of `files` (whose symbols are `symbols`), computed or remembered.
     pub(super) fn ranked(
         &mut self,
         files: &[MapFile<'_>],

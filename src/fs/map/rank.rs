@@ -119,7 +119,6 @@ const PROTOCOL_METHODS: &[&str] = &[
     "toString",
     "valueOf",
     "toJSON",
-    "constructor",
     "equals",
     "hashCode",
     "compareTo",
@@ -133,13 +132,19 @@ const PROTOCOL_METHODS: &[&str] = &[
     "GetEnumerator",
     "to_s",
     "inspect",
-    "initialize",
-    "__construct",
     "__toString",
     "description",
-    "init",
     "deinit",
 ];
+
+/// Constructor names: a reader seldom looks one up, and a call to one says nothing about
+/// which file the caller depends on.
+const CONSTRUCTORS: &[&str] = &["constructor", "initialize", "__construct", "init"];
+
+/// Whether `name` is a dunder (`__init__`, `__repr__`).
+fn is_dunder(name: &str) -> bool {
+    name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+}
 
 /// One mapped file: its path relative to the root and what it defines and refers to.
 #[derive(Debug, Clone, Copy)]
@@ -327,13 +332,14 @@ pub fn outline(file: &MapFile<'_>, steering: &Steering, names: &Interner) -> Ran
 }
 
 /// Whether a name is too generic for a reference to it to mean a dependency: a single
-/// character (`T`, `f`), a dunder (`__init__`), or a standard protocol's method
-/// ([`PROTOCOL_METHODS`]). A name defined in more than [`GENERIC_DEFINERS`] files is generic
-/// too (the graph counts that).
+/// character (`T`, `f`), a dunder (`__init__`), a standard protocol's method
+/// ([`PROTOCOL_METHODS`]) or a constructor ([`CONSTRUCTORS`]). A name defined in more than
+/// [`GENERIC_DEFINERS`] files is generic too (the graph counts that).
 pub fn generic_name(name: &str) -> bool {
     name.chars().nth(1).is_none()
-        || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
+        || is_dunder(name)
         || PROTOCOL_METHODS.contains(&name)
+        || CONSTRUCTORS.contains(&name)
 }
 
 /// Whether `path` is a test file, whose definitions a reader seldom looks up (they are shown
@@ -358,8 +364,8 @@ fn test_path(path: &str) -> bool {
 
 /// Whether a definition is one a reader seldom looks up wherever it is: one nested in a
 /// function body or in test-only code ([`Place`]), a test function (`test_*`), an entry point
-/// (`main`), a constructor or dunder method (`__init__`, `constructor`, Ruby's `initialize`,
-/// PHP's `__construct`, Swift's `init`), and an associated type (an indented `type X = …;`).
+/// (`main`), a constructor ([`CONSTRUCTORS`]) or dunder method, and an associated type (an
+/// indented `type X = …;`).
 fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
     let associated_type = || {
         let trimmed = text.trim_start();
@@ -369,8 +375,8 @@ fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
     place != Place::Item
         || name.starts_with("test_")
         || name == "main"
-        || matches!(name, "constructor" | "initialize" | "__construct" | "init")
-        || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
+        || CONSTRUCTORS.contains(&name)
+        || is_dunder(name)
         || associated_type()
 }
 
