@@ -101,6 +101,34 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
             ],
             vec!["pattern"],
         ),
+        (
+            "map",
+            vec![
+                optional("path", "string", Some(json!("."))),
+                optional("query", "string", None),
+                optional("focus", "string", None),
+                ranged(
+                    optional("max-chars", "integer", Some(json!(8192))),
+                    512,
+                    Some(65536),
+                ),
+            ],
+            vec![],
+        ),
+        (
+            "symbols",
+            vec![
+                required("name", "string"),
+                optional("path", "string", Some(json!("."))),
+                optional("references", "boolean", Some(json!(true))),
+                ranged(
+                    optional("max-results", "integer", Some(json!(50))),
+                    1,
+                    Some(1000),
+                ),
+            ],
+            vec!["name"],
+        ),
         ("stat", vec![required("path", "string")], vec!["path"]),
         ("mkdir", vec![required("path", "string")], vec!["path"]),
         (
@@ -115,20 +143,6 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                 optional("recursive", "boolean", Some(json!(false))),
             ],
             vec!["path"],
-        ),
-    ]
-}
-
-/// `map`'s signature, checked only when the tool is published.
-fn map_signature() -> Vec<Param> {
-    vec![
-        optional("path", "string", Some(json!("."))),
-        optional("query", "string", None),
-        optional("focus", "string", None),
-        ranged(
-            optional("max-chars", "integer", Some(json!(8192))),
-            512,
-            Some(65536),
         ),
     ]
 }
@@ -207,32 +221,16 @@ fn check_schema(name: &str, schema: &Value, params: &[Param], required: &[&str])
 // ---- names ----------------------------------------------------------------------------------
 
 #[test]
-fn the_fs_set_publishes_ten_tools_in_order() {
+fn the_fs_set_publishes_its_tools_in_order() {
     let (_tree, mut server) = server_with(&["--tools", "fs", "--include", "**"]);
-    assert_eq!(
-        without_map(listed_names(&mut server)),
-        names("fs", &FS_TOOLS)
-    );
-}
-
-#[test]
-fn map_when_present_sits_between_grep_and_stat() {
-    let (_tree, mut server) = server_with(&["--tools", "fs", "--include", "**"]);
-    let listed = listed_names(&mut server);
-    if let Some(at) = listed.iter().position(|n| n == "fs_map") {
-        assert_eq!(listed[at - 1], "fs_grep");
-        assert_eq!(listed[at + 1], "fs_stat");
-    }
+    assert_eq!(listed_names(&mut server), names("fs", &FS_TOOLS));
 }
 
 #[test]
 fn a_prefix_names_every_tool() {
     let (_tree, mut server) =
         server_with(&["--tools", "fs", "--include", "**", "--prefix", "notes"]);
-    assert_eq!(
-        without_map(listed_names(&mut server)),
-        names("notes", &FS_TOOLS)
-    );
+    assert_eq!(listed_names(&mut server), names("notes", &FS_TOOLS));
     assert_eq!(
         fs_text(&mut server, "notes_read", json!({"path": "notes/todo.md"})),
         "- buy milk\n"
@@ -242,7 +240,7 @@ fn a_prefix_names_every_tool() {
 #[test]
 fn an_empty_prefix_gives_bare_names() {
     let (_tree, mut server) = server_with(&["--tools", "fs", "--include", "**", "--prefix", ""]);
-    assert_eq!(without_map(listed_names(&mut server)), names("", &FS_TOOLS));
+    assert_eq!(listed_names(&mut server), names("", &FS_TOOLS));
     assert_eq!(
         fs_text(&mut server, "list", json!({"path": "notes"})),
         "todo.md"
@@ -252,10 +250,7 @@ fn an_empty_prefix_gives_bare_names() {
 #[test]
 fn read_only_publishes_only_the_readers() {
     let (tree, mut server) = server_with(&["--tools", "fs", "--include", "**", "--read-only"]);
-    assert_eq!(
-        without_map(listed_names(&mut server)),
-        names("fs", &FS_READERS)
-    );
+    assert_eq!(listed_names(&mut server), names("fs", &FS_READERS));
     for mutator in FS_MUTATORS {
         let name = format!("fs_{mutator}");
         let error = Server::error_of(&server.request(
@@ -286,8 +281,8 @@ fn both_sets_can_be_published_together() {
         .filter(|n| n.starts_with("fs_"))
         .cloned()
         .collect();
-    assert_eq!(without_map(fs), names("fs", &FS_TOOLS));
-    assert_eq!(without_map(listed).len(), 15);
+    assert_eq!(fs, names("fs", &FS_TOOLS));
+    assert_eq!(listed.len(), 5 + FS_TOOLS.len());
 }
 
 #[test]
@@ -326,15 +321,6 @@ fn every_schema_says_what_its_signature_says() {
         let name = format!("fs_{base}");
         let tool = listed_tool(&mut server, &name);
         check_schema(&name, &tool["inputSchema"], &params, &required);
-    }
-}
-
-#[test]
-fn the_map_schema_when_present_says_what_its_signature_says() {
-    let (_tree, mut server) = server_with(&["--tools", "fs", "--include", "**"]);
-    let tools = listed_tools(&mut server);
-    if let Some(map) = tools.iter().find(|t| t["name"] == "fs_map") {
-        check_schema("fs_map", &map["inputSchema"], &map_signature(), &[]);
     }
 }
 
@@ -390,7 +376,7 @@ fn readers_are_read_only_idempotent_and_closed_world() {
     let tools = listed_tools(&mut server);
     for tool in tools.iter().filter(|t| {
         let name = t["name"].as_str().expect("name");
-        FS_READERS.iter().any(|r| name == format!("fs_{r}")) || name == "fs_map"
+        FS_READERS.iter().any(|r| name == format!("fs_{r}"))
     }) {
         let annotations = &tool["annotations"];
         assert_eq!(annotations["readOnlyHint"], true, "{tool}");

@@ -32,6 +32,11 @@ pub(super) fn no_matches(pattern: &str, path: &str) -> String {
     format!("No matches for '{pattern}' under '{path}'")
 }
 
+/// The notice closing an answer that showed `max_results` of what it `counted` and had more.
+pub(super) fn max_results_stopped(max_results: u64, counted: &str) -> String {
+    format!("\n\n[stopped at {max_results} {counted}; raise max-results to see more]")
+}
+
 /// The notice closing an answer cut to fit the result limit (`max_result_bytes`) after `kept`
 /// bytes of lines; `narrow` says how to get the rest.
 pub(super) fn output_stopped(kept: usize, max_result_bytes: u64, narrow: &str) -> String {

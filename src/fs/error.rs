@@ -175,6 +175,14 @@ pub enum FsError {
         /// The current token (or `unknown`).
         actual: String,
     },
+    /// A `symbols` name that is the empty string.
+    #[error("name must not be empty; give the identifier to look up")]
+    EmptyName,
+    /// A `symbols` name that is no identifier.
+    #[error(
+        "'{0}' is not an identifier; give one name as the code spells it, such as parse_args, or Type::method for a member"
+    )]
+    NotIdentifier(String),
     /// A `glob` or `grep` pattern that is the empty string.
     #[error("pattern must not be empty")]
     EmptyPattern,

@@ -9,7 +9,7 @@
 //! answers name only those).
 //!
 //! Each tool is one file (or folder) holding its schema, typed arguments and operation:
-//! `read`, `write`, `edit`, `list`, `glob`, `grep/`, `map/`, `stat`, `mkdir`, `move_path`,
+//! `read`, `write`, `edit`, `list`, `glob`, `grep/`, `map/`, `symbols`, `stat`, `mkdir`, `move_path`,
 //! `delete`. What they share: `locate` (a path argument to a location, worded for the model),
 //! `answer` (the answer, its budget and notices), `revision`, `file_glob`, `shown`,
 //! `published` and `error` (the set's wording).
@@ -31,6 +31,7 @@ mod read;
 mod revision;
 mod shown;
 mod stat;
+mod symbols;
 mod write;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -103,6 +104,7 @@ impl Fs {
             glob::tool(),
             grep::tool(),
             map::tool(),
+            symbols::tool(),
             stat::tool(),
             mkdir::tool(),
             move_path::tool(),

@@ -28,11 +28,12 @@ pub const SCHEME: &str = "sha256-v1";
 /// The token of a path that does not exist.
 pub const ABSENT: &str = "sha256-v1:absent";
 /// The fs tools in their published order, `map` left out (it arrives separately).
-pub const FS_TOOLS: [&str; 10] = [
-    "read", "write", "edit", "list", "glob", "grep", "stat", "mkdir", "move", "delete",
+pub const FS_TOOLS: [&str; 12] = [
+    "read", "write", "edit", "list", "glob", "grep", "map", "symbols", "stat", "mkdir", "move",
+    "delete",
 ];
 /// The reading tools among [`FS_TOOLS`], in published order.
-pub const FS_READERS: [&str; 5] = ["read", "list", "glob", "grep", "stat"];
+pub const FS_READERS: [&str; 7] = ["read", "list", "glob", "grep", "map", "symbols", "stat"];
 /// The mutating tools.
 pub const FS_MUTATORS: [&str; 5] = ["write", "edit", "mkdir", "move", "delete"];
 
@@ -257,15 +258,6 @@ pub fn listed_tool(server: &mut Server, name: &str) -> Value {
         .into_iter()
         .find(|t| t["name"] == name)
         .unwrap_or_else(|| panic!("{name} is not published"))
-}
-
-/// `names` without `map` under any prefix, so a test of the ten tools does not depend on
-/// whether `map` has landed yet.
-pub fn without_map(names: Vec<String>) -> Vec<String> {
-    names
-        .into_iter()
-        .filter(|n| n != "map" && !n.ends_with("_map"))
-        .collect()
 }
 
 /// Sets the modification time of a file or directory to `secs` after the epoch.

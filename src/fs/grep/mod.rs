@@ -41,7 +41,9 @@ use file::{
 };
 use matcher::{Checked, compile};
 
-use super::answer::{answer_budget, no_matches, output_stopped, too_deep_notice, walk_stopped};
+use super::answer::{
+    answer_budget, max_results_stopped, no_matches, output_stopped, too_deep_notice, walk_stopped,
+};
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
 use super::locate::{ScopeKind, relative_to};
@@ -221,9 +223,7 @@ impl Fs {
                     GrepOutput::Lines => "matching lines",
                     GrepOutput::Files | GrepOutput::Count => "files",
                 };
-                text.push_str(&format!(
-                    "\n\n[stopped at {n} {counted}; raise max-results to see more]"
-                ));
+                text.push_str(&max_results_stopped(n, counted));
             }
             Some(Stop::Output) => text.push_str(&output_stopped(
                 text.len(),

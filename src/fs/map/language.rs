@@ -48,6 +48,9 @@ pub struct Definition {
     pub text: String,
     /// Where it sits in the file.
     pub place: Place,
+    /// The type, class, trait or module it is a member of (for a Rust `impl` block, the
+    /// implementing type; for a Go method, its receiver's type), if any.
+    pub container: Option<String>,
 }
 
 /// Where a definition sits, as the syntax tree shows it.
@@ -69,6 +72,9 @@ pub struct FileTags {
     pub definitions: Vec<Definition>,
     /// Names referred to (calls, type uses …), one entry per occurrence.
     pub references: Vec<String>,
+    /// The 1-based line of each of `references`, in the same order (empty where a scanner
+    /// does not tell lines).
+    pub reference_lines: Vec<u32>,
     /// Module names this file imports whose defining file can be found by path (Raku
     /// `use Foo::Bar` → `lib/Foo/Bar.rakumod`); edges to those files.
     pub imports: Vec<String>,

@@ -46,6 +46,7 @@
 
 mod cache;
 mod language;
+pub mod lookup;
 pub mod memory;
 mod parse;
 mod raku;

@@ -257,6 +257,7 @@ pub(super) fn scan(source: &[u8]) -> FileTags {
                 line: line_no,
                 text: clip(line.trim_end()),
                 place: Place::Item,
+                container: None,
             });
         }
         for caps in patterns.implied_sub.captures_iter(&code) {
@@ -270,6 +271,7 @@ pub(super) fn scan(source: &[u8]) -> FileTags {
                 line: line_no,
                 text: clip(line.trim_end()),
                 place: Place::Item,
+                container: None,
             });
         }
 
@@ -295,6 +297,8 @@ pub(super) fn scan(source: &[u8]) -> FileTags {
         }
         found.sort();
         found.dedup();
+        tags.reference_lines
+            .extend(std::iter::repeat_n(line_no, found.len()));
         tags.references
             .extend(found.into_iter().map(|(_, name)| name));
 

@@ -41,6 +41,12 @@ impl Interner {
         id
     }
 
+    /// The id of `name`, if it is interned.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<NameId> {
+        self.ids.get(name).copied()
+    }
+
     /// The name of `id` (empty for an id from another interner).
     #[must_use]
     pub fn name(&self, id: NameId) -> &str {
@@ -65,6 +71,8 @@ pub struct DefinitionLine {
     pub text: Box<str>,
     /// Where it sits.
     pub place: Place,
+    /// The type, trait or module it is a member of.
+    pub container: Option<NameId>,
 }
 
 /// What one file defines and refers to, with names interned.
@@ -76,6 +84,8 @@ pub struct Symbols {
     pub defined: Vec<NameId>,
     /// Each name referred to with its number of references, sorted by name id.
     pub references: Vec<(NameId, u32)>,
+    /// Each name referred to with each line referring to it, sorted, one entry per line.
+    pub reference_lines: Vec<(NameId, u32)>,
     /// Modules imported by path (Raku), distinct.
     pub imports: Vec<Box<str>>,
 }
@@ -91,6 +101,7 @@ impl Symbols {
                 line: d.line,
                 text: d.text.as_str().into(),
                 place: d.place,
+                container: d.container.as_deref().map(|c| names.intern(c)),
             })
             .collect();
         let mut defined: Vec<NameId> = definitions
@@ -101,6 +112,13 @@ impl Symbols {
         defined.sort_unstable();
         defined.dedup();
         let mut ids: Vec<NameId> = tags.references.iter().map(|r| names.intern(r)).collect();
+        let mut reference_lines: Vec<(NameId, u32)> = ids
+            .iter()
+            .copied()
+            .zip(tags.reference_lines.iter().copied())
+            .collect();
+        reference_lines.sort_unstable();
+        reference_lines.dedup();
         ids.sort_unstable();
         let mut references: Vec<(NameId, u32)> = Vec::new();
         for id in ids {
@@ -116,8 +134,17 @@ impl Symbols {
             definitions,
             defined,
             references,
+            reference_lines,
             imports,
         }
+    }
+
+    /// The lines referring to `name`, in order.
+    #[must_use]
+    pub fn lines_referring_to(&self, name: NameId) -> &[(NameId, u32)] {
+        let start = self.reference_lines.partition_point(|&(id, _)| id < name);
+        let end = self.reference_lines.partition_point(|&(id, _)| id <= name);
+        &self.reference_lines[start..end]
     }
 
     /// How often this file refers to `name`.
@@ -143,21 +170,25 @@ mod tests {
                     line: 1,
                     text: "fn b()".into(),
                     place: Place::Item,
+                    container: None,
                 },
                 Definition {
                     name: "a".into(),
                     line: 2,
                     text: "fn a()".into(),
                     place: Place::Item,
+                    container: None,
                 },
                 Definition {
                     name: "b".into(),
                     line: 3,
                     text: "fn b(x)".into(),
                     place: Place::Item,
+                    container: None,
                 },
             ],
             references: ["x", "a", "x", "x"].map(String::from).to_vec(),
+            reference_lines: vec![4, 4, 5, 4],
             imports: ["M", "M"].map(String::from).to_vec(),
         };
         let mut names = Interner::default();
@@ -177,6 +208,13 @@ mod tests {
             "sorted by id: b was interned first"
         );
         assert_eq!(symbols.references_to(x), 3);
+        assert_eq!(
+            symbols.lines_referring_to(x),
+            [(x, 4), (x, 5)],
+            "one entry per line"
+        );
+        assert_eq!(symbols.lines_referring_to(a), [(a, 4)]);
+        assert!(symbols.lines_referring_to(b).is_empty());
         assert_eq!(symbols.references_to(a), 1);
         assert_eq!(symbols.references_to(b), 0);
         assert_eq!(symbols.imports.len(), 1);

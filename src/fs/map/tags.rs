@@ -173,8 +173,15 @@ struct Tagged {
     definition: bool,
     /// A definition of a function or method, whose body is no place for items.
     function: bool,
+    /// A Rust `impl` block: no reference, only the members' container.
+    impl_block: bool,
+    /// Whose members the definitions inside are: a type's, trait's or module's own name, or
+    /// the implementing type of an `impl` block.
+    members: Option<String>,
     /// Where a definition sits (see [`place`]).
     place: Place,
+    /// The type, trait or module a definition is a member of (see [`place`]).
+    container: Option<String>,
 }
 
 /// Runs the tags pass (over Rust with its item-level macro invocations unwrapped), places each
@@ -205,16 +212,23 @@ fn tag_with(
                 line,
                 text,
                 place: tag.place,
+                container: tag.container,
             };
             definitions.push((tag.name_start, definition));
-        } else {
+        } else if !tag.impl_block {
+            let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
             tags.references.push(tag.name);
+            tags.reference_lines.push(line);
         }
     }
     definitions.sort_by_key(|(start, _)| *start);
     tags.definitions = definitions.into_iter().map(|(_, d)| d).collect();
     tags
 }
+
+/// The kinds of definition whose members are named through them (`Type::member`,
+/// `Class.member`).
+const CONTAINER_KINDS: [&str; 6] = ["class", "interface", "module", "struct", "enum", "trait"];
 
 /// Most macro invocations a Rust item may sit within and still be read as an item.
 const MAX_MACRO_DEPTH: usize = 4;
@@ -301,6 +315,16 @@ fn collect(
             continue;
         }
         let kind = config.syntax_type_name(tag.syntax_type_id);
+        let impl_block = !tag.is_definition && kind == "impl";
+        let members = if impl_block {
+            source
+                .get(tag.range.clone())
+                .and_then(place::implementing_type)
+        } else if tag.is_definition && CONTAINER_KINDS.contains(&kind) {
+            Some(name.clone())
+        } else {
+            None
+        };
         tagged.push(Tagged {
             name,
             name_start: offset + tag.name_range.start,
@@ -308,7 +332,10 @@ fn collect(
             row: rows + tag.span.start.row,
             definition: tag.is_definition,
             function: tag.is_definition && matches!(kind, "function" | "method"),
+            impl_block,
+            members,
             place: Place::Item,
+            container: None,
         });
     }
     Some(tagged)
@@ -322,7 +349,9 @@ fn line_text(source: &[u8], at: usize) -> String {
         .iter()
         .position(|&b| b == b'\n')
         .map_or(source.len(), |i| at + i);
-    clip(String::from_utf8_lossy(&source[start..end]).trim_end())
+    let text = String::from_utf8_lossy(&source[start..end]);
+    // A byte-order mark is no part of the first line's text.
+    clip(text.trim_start_matches('\u{feff}').trim_end())
 }
 
 /// The offset where the line holding byte `at` (at most `source.len()`) starts.
@@ -334,7 +363,7 @@ fn line_start(source: &[u8], at: usize) -> usize {
 }
 
 /// `text` cut to [`MAX_TEXT_LEN`] bytes at a character boundary, with a mark if cut.
-pub(super) fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     if text.len() <= MAX_TEXT_LEN {
         return text.to_string();
     }

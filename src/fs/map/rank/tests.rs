@@ -12,9 +12,11 @@ fn tags(defs: &[(&str, u32)], refs: &[&str]) -> FileTags {
                 line,
                 text: format!("def {name}():"),
                 place: Place::Item,
+                container: None,
             })
             .collect(),
         references: refs.iter().map(|&r| r.to_owned()).collect(),
+        reference_lines: Vec::new(),
         imports: Vec::new(),
     }
 }
@@ -298,6 +300,7 @@ fn one_line_per_definition_and_a_cap_per_file() {
             line: *line,
             text: String::new(),
             place: Place::Item,
+            container: None,
         });
     }
     file.definitions.push(Definition {
@@ -305,6 +308,7 @@ fn one_line_per_definition_and_a_cap_per_file() {
         line: 1,
         text: String::new(),
         place: Place::Item,
+        container: None,
     });
     let ranked = rank_all(&[("a.rs", file)], &Steering::default());
     let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();
@@ -373,6 +377,7 @@ fn a_named_item_is_shown_before_a_named_nested_definition() {
             line: 5,
             text: "        const EVENT_INTERVAL: u32 = 4;".into(),
             place: Place::Nested,
+            container: None,
         },
     );
     let files = [

@@ -10,3 +10,10 @@
 ; file of `const` items, say) would yield nothing.
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
+
+; A trait's method declarations, which have no body.
+(function_signature_item name: (identifier) @name) @definition.function
+
+; An impl block, only to tell whose members its methods are (the name is the keyword, which no
+; other pattern tags; the extractor keeps no reference for it).
+(impl_item "impl" @name) @reference.impl

@@ -1,0 +1,392 @@
+//! `symbols`: where a name is defined below a directory, and which lines refer to it.
+//!
+//! The answer comes from the code map's tree-sitter tags and cache (see [`super::map`]): the
+//! same walk (the map's skipped directories, its file ceiling), the same languages, and no
+//! parse of a file the map or an earlier lookup already read unchanged. Definitions come
+//! first, then references, each as `path:line: text` in tree order, under a header that
+//! counts them. A reference is what the tags query tags as one (a call, a type use, a macro
+//! invocation …), never a definition line of the name itself.
+//!
+//! A qualified name (`Type::member`, `Class.member`, `a::Type::member`) narrows the
+//! definitions to members of that type, trait, class or module (for a Rust `impl` block, its
+//! implementing type; for a Go method, its receiver's type), and to definitions whose own
+//! line spells the qualified name (C++ out of line). Its references are the referring lines
+//! that spell it qualified: a call through a value (`x.member()`) cannot be told from another
+//! type's member without type information.
+
+use serde_json::{Map, Value, json};
+
+use super::answer::{answer_budget, max_results_stopped, output_stopped};
+use super::error::count;
+use super::grep::MAX_RESULTS;
+use super::locate::{FsPath, ScopeKind};
+use super::map::lookup::{FoundFile, Lookup, Wanted};
+use super::map::{MAX_SOURCE_BYTES, MAX_WALK_FILES};
+use super::shown::shown_path;
+use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
+use crate::measure::escaped_len;
+use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
+use unicode_normalization::char::is_combining_mark;
+
+/// `max-results` when not given.
+const DEFAULT_MAX_RESULTS: u64 = 50;
+
+/// The arguments of one lookup.
+#[derive(Debug, Clone, Copy)]
+pub struct SymbolsQuery<'a> {
+    /// The identifier, possibly qualified.
+    pub name: &'a str,
+    /// The directory (or file) to search.
+    pub path: &'a str,
+    /// Whether to list the lines referring to the name.
+    pub references: bool,
+    /// Most lines of the answer (definitions and references together).
+    pub max_results: u64,
+}
+
+impl Fs {
+    /// Where `query.name` is defined at or below `query.path`, and (with `references`) which
+    /// lines refer to it.
+    pub fn symbols(&self, query: &SymbolsQuery<'_>) -> Result<FsAnswer, FsError> {
+        let wanted = wanted(query.name)?;
+        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        let max_results = query.max_results.clamp(1, MAX_RESULTS);
+        let lookup = self.look_up(&scope, wanted, query.references)?;
+        let limits = self.root().limits();
+        let mut lines = Lines::new(answer_budget(limits.max_result_bytes), max_results);
+
+        let definitions: usize = lookup.files.iter().map(|f| f.definitions.len()).sum();
+        if definitions > 0 {
+            lines.header(&format!(
+                "{} of '{}':",
+                count(definitions as u64, "definition", "definitions"),
+                query.name
+            ));
+            'files: for file in &lookup.files {
+                for definition in &file.definitions {
+                    let text = definition.text.trim_start();
+                    if !lines.push(&file.entry.path, definition.line, text) {
+                        break 'files;
+                    }
+                }
+            }
+        }
+        if query.references && lines.stop.is_none() {
+            self.push_references(&lookup, wanted, query.name, &mut lines);
+        }
+
+        let mut text = lines.text;
+        if lines.shown == 0 && lines.stop.is_none() {
+            text = nothing_found(query, &lookup);
+        }
+        match lines.stop {
+            None => {}
+            Some(Stop::MaxResults) => {
+                text.push_str(&max_results_stopped(max_results, "matching lines"))
+            }
+            Some(Stop::Output) => text.push_str(&output_stopped(
+                text.len(),
+                limits.max_result_bytes,
+                "narrow the path, lower max-results",
+            )),
+        }
+        if lookup.capped {
+            text.push_str(&format!(
+                "\n\n[searched the first {MAX_WALK_FILES} files in tree order, the most one call reads; narrow path to search the rest]"
+            ));
+        }
+        if let Some(limit) = &lookup.limit {
+            text.push_str(&format!(
+                "\n\n[stopped early: the walk reached {limit}; narrow path]"
+            ));
+        }
+        if lookup.too_deep > 0 {
+            text.push_str(&format!(
+                "\n\n[not searched: {} deeper than the depth limit]",
+                count(lookup.too_deep as u64, "directory", "directories")
+            ));
+        }
+        Ok(FsAnswer {
+            text,
+            revisions: None,
+        })
+    }
+
+    /// The references section: every referring line for a plain name (counted from the
+    /// cache, read from the files shown), or the lines spelling a qualified name (found by
+    /// reading each referring file in turn until the answer is full).
+    fn push_references(&self, lookup: &Lookup, wanted: Wanted<'_>, name: &str, lines: &mut Lines) {
+        let referring: Vec<&FoundFile> = lookup
+            .files
+            .iter()
+            .filter(|f| !f.references.is_empty())
+            .collect();
+        if referring.is_empty() {
+            return;
+        }
+        let spellings: Vec<String> = wanted
+            .container
+            .map(|c| {
+                ["::", "."]
+                    .iter()
+                    .map(|sep| format!("{c}{sep}{}", wanted.member))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let header = if spellings.is_empty() {
+            let total: usize = referring.iter().map(|f| f.references.len()).sum();
+            format!(
+                "{} to '{name}' in {}:",
+                count(total as u64, "reference", "references"),
+                count(referring.len() as u64, "file", "files")
+            )
+        } else {
+            format!(
+                "References spelling '{name}' (uses through a value are listed under '{}'):",
+                wanted.member
+            )
+        };
+        let mut headed = false;
+        for file in referring {
+            let Some(texts) = self.line_texts(file) else {
+                continue;
+            };
+            for (line, text) in file.references.iter().zip(texts) {
+                if !spellings.is_empty() && !spellings.iter().any(|s| text.contains(s.as_str())) {
+                    continue;
+                }
+                if !headed {
+                    lines.header(&header);
+                    headed = true;
+                }
+                if !lines.push(&file.entry.path, *line, &text) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The text of each referring line of `file`, trimmed and clipped as definition lines
+    /// are; `None` when the file cannot be read as the walk saw it (it changed since).
+    fn line_texts(&self, file: &FoundFile) -> Option<Vec<String>> {
+        let handle = self.root().open_entry(&file.entry).ok()?;
+        let size = usize::try_from(handle.size().min(MAX_SOURCE_BYTES)).ok()?;
+        let mut bytes = vec![0; size];
+        if handle.read_at(&mut bytes, 0).ok()? != size {
+            return None;
+        }
+        let mut starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1));
+        let (mut at, mut texts) = (1u32, Vec::with_capacity(file.references.len()));
+        let mut start = starts.next()?;
+        for &line in &file.references {
+            while at < line {
+                start = starts.next()?;
+                at += 1;
+            }
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let text = String::from_utf8_lossy(&bytes[start..end]);
+            texts.push(super::map::tags::clip(text.trim()));
+        }
+        Some(texts)
+    }
+}
+
+/// The answer when nothing defines or refers to the name.
+fn nothing_found(query: &SymbolsQuery<'_>, lookup: &Lookup) -> String {
+    let what = if query.references {
+        "No definition of or reference to"
+    } else {
+        "No definition of"
+    };
+    format!(
+        "{what} '{}' in the {} under '{}' that the map reads; grep finds it in any text",
+        query.name,
+        count(lookup.read as u64, "source file", "source files"),
+        query.path
+    )
+}
+
+/// Why an answer ends before every line was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// `max-results` lines were shown and more exist.
+    MaxResults,
+    /// The next line would not have fit the result limit.
+    Output,
+}
+
+/// The answer's lines, within `max-results` and the byte budget.
+struct Lines {
+    text: String,
+    /// Escaped bytes of `text`.
+    used: u64,
+    budget: u64,
+    /// Definition and reference lines shown.
+    shown: u64,
+    max_results: u64,
+    stop: Option<Stop>,
+}
+
+impl Lines {
+    fn new(budget: u64, max_results: u64) -> Lines {
+        Lines {
+            text: String::new(),
+            used: 0,
+            budget,
+            shown: 0,
+            max_results,
+            stop: None,
+        }
+    }
+
+    /// Starts a section (after a blank line, unless it is the first).
+    fn header(&mut self, header: &str) {
+        let separated = if self.text.is_empty() {
+            header.to_owned()
+        } else {
+            format!("\n{header}")
+        };
+        self.append(&separated);
+    }
+
+    /// Appends `path:line: text`; false (and the answer stops) when max-results lines are
+    /// shown already or it would not fit.
+    fn push(&mut self, path: &str, line: u32, text: &str) -> bool {
+        if self.shown == self.max_results {
+            self.stop = Some(Stop::MaxResults);
+            return false;
+        }
+        let entry = format!("{}:{line}: {text}", shown_path(path, true));
+        if !self.append(&entry) {
+            return false;
+        }
+        self.shown += 1;
+        true
+    }
+
+    fn append(&mut self, entry: &str) -> bool {
+        // Each newline travels as two bytes (`\n`).
+        let cost = if self.text.is_empty() { 0 } else { 2 } + escaped_len(entry);
+        if self.used + cost > self.budget {
+            self.stop = Some(Stop::Output);
+            return false;
+        }
+        self.used += cost;
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(entry);
+        true
+    }
+}
+
+/// The name to look up, checked: one identifier, or a member qualified by its container
+/// (`Type::member`, `Class.member`; only the container's last segment counts).
+fn wanted(name: &str) -> Result<Wanted<'_>, FsError> {
+    if name.is_empty() {
+        return Err(FsError::EmptyName);
+    }
+    let (container, member) = match name.rsplit_once("::") {
+        Some((container, member)) => (Some(container), member),
+        None => match name.rsplit_once('.') {
+            Some((container, member)) => (Some(container), member),
+            None => (None, name),
+        },
+    };
+    let container = container.map(|c| {
+        c.rsplit("::")
+            .next()
+            .and_then(|c| c.rsplit('.').next())
+            .unwrap_or(c)
+    });
+    let valid = identifier(member) && container.is_none_or(identifier);
+    if !valid {
+        return Err(FsError::NotIdentifier(name.to_owned()));
+    }
+    Ok(Wanted { member, container })
+}
+
+/// Whether `name` is one identifier as the map's languages spell them: letters, digits, `_`
+/// and `$` (JavaScript), a leading `@` or `$` (Ruby's instance variables, PHP's variables),
+/// a trailing `?`, `!` or `=` (Ruby's methods), and inner `-` (Raku); letters may carry
+/// combining marks (a decomposed accent).
+fn identifier(name: &str) -> bool {
+    let body = name.trim_start_matches(['@', '$']);
+    let body = body.strip_suffix(['?', '!', '=']).unwrap_or(body);
+    !body.is_empty()
+        && !body.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        && !body.ends_with('-')
+        && body
+            .chars()
+            .all(|c| c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '_' | '$' | '-'))
+}
+
+pub(super) fn tool() -> Tool<Fs> {
+    super::tool(
+        Kind::Finder,
+        "symbols",
+        "Find definitions and uses",
+        "Finds where a name is defined below path (default the root) and, unless references is false, the lines that use it: 'path:line: text', definitions first, from the same parse as map. name is one identifier as the code spells it; 'Type::method' or 'Class.method' narrows to members of that type. Stops after max-results lines.",
+        object_schema(
+            vec![
+                ("name", json!({"type": "string"})),
+                ("path", json!({"type": "string", "default": "."})),
+                ("references", json!({"type": "boolean", "default": true})),
+                (
+                    "max-results",
+                    json!({"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": DEFAULT_MAX_RESULTS}),
+                ),
+            ],
+            &["name"],
+        ),
+        run,
+    )
+}
+
+fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
+    let query = SymbolsQuery {
+        name: str_arg(arguments, "name"),
+        path: path_or_root(arguments, "path"),
+        references: arguments
+            .get("references")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        max_results: arguments
+            .get("max-results")
+            .and_then(positive_safe_integer)
+            .unwrap_or(DEFAULT_MAX_RESULTS),
+    };
+    answer(fs, fs.symbols(&query), None, NARROW_PATH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_qualified_names() {
+        fn ok(name: &str) -> Result<(Option<&str>, &str), FsError> {
+            wanted(name).map(|w| (w.container, w.member))
+        }
+        assert_eq!(ok("parse_args"), Ok((None, "parse_args")));
+        assert_eq!(ok("Config::new"), Ok((Some("Config"), "new")));
+        assert_eq!(ok("crate::cfg::Config::new"), Ok((Some("Config"), "new")));
+        assert_eq!(ok("Dog.bark"), Ok((Some("Dog"), "bark")));
+        assert_eq!(ok("empty?"), Ok((None, "empty?")));
+        assert_eq!(ok("@name"), Ok((None, "@name")));
+        assert_eq!(ok("$scope"), Ok((None, "$scope")));
+        assert_eq!(ok("is-prime"), Ok((None, "is-prime")));
+        assert_eq!(ok("名前"), Ok((None, "名前")));
+        assert_eq!(wanted(""), Err(FsError::EmptyName));
+        for bad in [
+            "a b", "fn foo", "foo()", "::new", "Type::", "a.b.", "-x", "x-", "1st", "a*", "?",
+        ] {
+            assert_eq!(
+                wanted(bad),
+                Err(FsError::NotIdentifier(bad.to_owned())),
+                "{bad}"
+            );
+        }
+    }
+}
