@@ -77,7 +77,7 @@ pub fn open(
             return Err(clash(config, &registry, &roots, index, &clashing));
         }
         warnings.extend(
-            root_warnings(&registry, &root)
+            root_warnings(&registry, &root, root_config)
                 .iter()
                 .map(|warning| config.root_warning(index, warning)),
         );
@@ -133,7 +133,10 @@ fn open_root(
     }
     let selector = Selector::new(&config.includes, &config.excludes, config.default_excludes);
     let root = Root::open(&config.root, selector, config.limits)
-        .map(|root| root.with_follow_symlinks(config.follow_symlinks))
+        .map(|root| {
+            root.with_follow_symlinks(config.follow_symlinks)
+                .with_respect_gitignore(config.respect_gitignore)
+        })
         .map_err(|error| {
             let key = match error {
                 fsmcp_root::OpenError::InvalidLimits => "limits",
@@ -234,8 +237,9 @@ fn clash(
     )
 }
 
-/// The start-up warnings about one root, in ptc-fs-mcp's words.
-fn root_warnings(registry: &Registry, root: &Arc<Root>) -> Vec<String> {
+/// The start-up warnings about one root, in ptc-fs-mcp's words (and fsmcp's for its own
+/// options).
+fn root_warnings(registry: &Registry, root: &Arc<Root>, config: &RootConfig) -> Vec<String> {
     let mut warnings = Vec::new();
     let selector = root.selector();
     let writes_here = registry
@@ -250,6 +254,11 @@ fn root_warnings(registry: &Registry, root: &Arc<Root>) -> Vec<String> {
             "--include {} matches a built-in exclude, so nothing it names is served. Pass --no-default-exclude to drop the built-in list.",
             defeated.join(", ")
         ));
+    }
+    // Accepted rather than refused, so adding it never breaks a ptc-only installation; said
+    // once, since it changes nothing there.
+    if config.respect_gitignore && !config.tools.fs {
+        warnings.push("--respect-gitignore narrows only the fs tools' glob, grep and map, and this root publishes only the ptc tools, so it has no effect. Add --tools ptc,fs to publish them.".to_owned());
     }
     warnings
 }

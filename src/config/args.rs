@@ -5,8 +5,8 @@
 //! accepted, refused and reported identically: `--help`/`--version` short-circuit everything, every
 //! flag except the three switches takes the next token as its value whatever it looks like, and a
 //! missing value is reported before an unknown flag. The fsmcp-only flags (`--tools`, `--prefix`,
-//! `--read-only`, `--follow-symlinks`, `--protocol`, `--call`, `--log-level`, `--config`,
-//! `--describe`, …) follow the same rules.
+//! `--read-only`, `--follow-symlinks`, `--respect-gitignore`, `--protocol`, `--call`,
+//! `--log-level`, `--config`, `--describe`, …) follow the same rules.
 //!
 //! On such a command line only the syntax of each value is checked here. Whether the limits fit
 //! their ranges and whether an `--include` was given are decided when the root is opened, as
@@ -71,7 +71,7 @@ pub struct Options {
     /// `--no-default-exclude`, every `--max-*` flag over [`Limits::default`](super::Limits)
     /// (ranges not yet checked), `--cursor-key-env` (the key itself is read later by
     /// [`resolve_cursor_key`](super::cursor_key::resolve_cursor_key)), `--tools`, `--prefix`,
-    /// `--read-only` and `--follow-symlinks`. With `--config` it keeps its defaults and an empty
+    /// `--read-only`, `--follow-symlinks` and `--respect-gitignore`. With `--config` it keeps its defaults and an empty
     /// `root`, since the file describes the roots.
     pub root: RootConfig,
     /// Which MCP protocol generations to accept (`--protocol`).
@@ -158,6 +158,10 @@ fn parse_options(argv: &[String]) -> Result<Options, ConfigError> {
             }
             "--follow-symlinks" => {
                 root.follow_symlinks = true;
+                continue;
+            }
+            "--respect-gitignore" => {
+                root.respect_gitignore = true;
                 continue;
             }
             "--describe" => {

@@ -247,6 +247,9 @@ fn root_config(
             "follow_symlinks" => {
                 config.follow_symlinks = value.as_bool().ok_or_else(|| fail(key, BOOLEAN))?;
             }
+            "respect_gitignore" => {
+                config.respect_gitignore = value.as_bool().ok_or_else(|| fail(key, BOOLEAN))?;
+            }
             "cursor_key_env" => {
                 let name = value
                     .as_str()

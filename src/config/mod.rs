@@ -93,6 +93,9 @@ pub struct RootConfig {
     pub read_only: bool,
     /// Follow symbolic links that stay inside the root.
     pub follow_symlinks: bool,
+    /// The fs searches (`glob`, `grep`, `map`) skip what the tree's `.gitignore` files and
+    /// `.git/info/exclude` ignore.
+    pub respect_gitignore: bool,
 }
 
 impl Default for RootConfig {
@@ -109,6 +112,7 @@ impl Default for RootConfig {
             prefix: DEFAULT_PREFIX.to_owned(),
             read_only: false,
             follow_symlinks: false,
+            respect_gitignore: false,
         }
     }
 }

@@ -89,6 +89,8 @@ pub struct Root {
     limits: Limits,
     /// Follow links whose targets stay inside the root (`--follow-symlinks`).
     follow_symlinks: bool,
+    /// In-order walks skip what `.gitignore` files ignore (`--respect-gitignore`).
+    respect_gitignore: bool,
     /// The root's absolute path as opened: only to recognise absolute link targets under it.
     base: std::path::PathBuf,
     /// Walks kept while a change watcher vouches for them.
@@ -112,6 +114,7 @@ impl Root {
             selector,
             limits,
             follow_symlinks: false,
+            respect_gitignore: false,
             base: dir::absolutize(path.as_ref()),
             remembered: remember::Remembered::new(true),
         })
@@ -123,6 +126,19 @@ impl Root {
         // A followed link's target lies outside what a walk watches: keep no walks.
         self.remembered = remember::Remembered::new(!follow);
         self
+    }
+
+    /// Makes [`Root::in_order`] and [`Root::in_order_pruned`] skip what the tree's `.gitignore`
+    /// files and `.git/info/exclude` ignore (the searches' walks); the inventory, listings,
+    /// digests and opens by path are unchanged. It only narrows what the selector serves.
+    pub fn with_respect_gitignore(mut self, respect: bool) -> Root {
+        self.respect_gitignore = respect;
+        self
+    }
+
+    /// Whether in-order walks skip what `.gitignore` files ignore.
+    pub fn respects_gitignore(&self) -> bool {
+        self.respect_gitignore
     }
 
     /// Whether links inside the root are followed.

@@ -31,8 +31,9 @@ pub(super) enum Key {
     Inventory(String),
     /// A whole [`Root::in_order`](super::Root::in_order) walk of a scope, or one its caller
     /// prunes by the fixed rule the label names
-    /// ([`Root::in_order_pruned`](super::Root::in_order_pruned)).
-    Tree(String, Option<&'static str>),
+    /// ([`Root::in_order_pruned`](super::Root::in_order_pruned)), and whether it skipped what
+    /// `.gitignore` files ignore: a walk with them and one without never share an entry.
+    Tree(String, Option<&'static str>, bool),
     /// [`Root::list_with`](super::Root::list_with) of a prefix, with or without selected
     /// empty directories.
     List(String, bool),

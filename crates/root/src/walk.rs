@@ -5,6 +5,7 @@
 
 mod digest;
 mod entry;
+mod gitignore;
 mod in_order;
 mod read_ahead;
 

@@ -7,7 +7,7 @@ use crate::config::limits::{HTTP_LIMIT_SPECS, LIMIT_SPECS, LimitSpec, MAX_SAFE_I
 use crate::config::{ConfigError, PREFIX_RULE, ProtocolMode, ToolSelection, is_prefix};
 
 /// The flags that describe a root, which a config file replaces (the `--max-*` flags too).
-pub(super) const ROOT_FLAGS: [&str; 9] = [
+pub(super) const ROOT_FLAGS: [&str; 10] = [
     "--root",
     "--include",
     "--exclude",
@@ -16,6 +16,7 @@ pub(super) const ROOT_FLAGS: [&str; 9] = [
     "--prefix",
     "--read-only",
     "--follow-symlinks",
+    "--respect-gitignore",
     "--cursor-key-env",
 ];
 
@@ -32,11 +33,12 @@ const PTC_FLAGS: [&str; 7] = [
 ];
 
 /// The flags only fsmcp has, besides the HTTP limit flags.
-const OWN_FLAGS: [&str; 14] = [
+const OWN_FLAGS: [&str; 15] = [
     "--tools",
     "--prefix",
     "--read-only",
     "--follow-symlinks",
+    "--respect-gitignore",
     "--protocol",
     "--call",
     "--log-level",

@@ -129,6 +129,7 @@ fn defaults() {
                 prefix: "fs".into(),
                 read_only: false,
                 follow_symlinks: false,
+                respect_gitignore: false,
             },
             protocol: ProtocolMode::All,
             call: None,
@@ -237,6 +238,7 @@ fn every_flag_lands_in_its_field() {
         "--no-default-exclude",
         "--read-only",
         "--follow-symlinks",
+        "--respect-gitignore",
         "--max-files",
         "1",
         "--max-directories",
@@ -277,6 +279,7 @@ fn every_flag_lands_in_its_field() {
     assert!(!options.root.default_excludes);
     assert!(options.root.read_only);
     assert!(options.root.follow_symlinks);
+    assert!(options.root.respect_gitignore);
     // With fsmcp's own flags given, ranges are checked here: these limits are in range.
     assert_eq!(
         options.root.limits,

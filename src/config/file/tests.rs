@@ -99,6 +99,7 @@ fn every_key_lands_in_its_field() {
         "roots": [
             {"root": "notes", "include": ["a/**", "b"], "exclude": ["x"], "default_exclude": false,
              "tools": ["fs", "ptc"], "prefix": "", "read_only": true, "follow_symlinks": true,
+             "respect_gitignore": true,
              "cursor_key_env": "KEY",
              "limits": {"max_files": 1, "max_directories": 2, "max_depth": 0, "max_entries": 4,
                         "max_file_bytes": 5, "max_read_bytes": 6, "max_scan_bytes": 16384,
@@ -146,6 +147,7 @@ fn every_key_lands_in_its_field() {
             prefix: String::new(),
             read_only: true,
             follow_symlinks: true,
+            respect_gitignore: true,
         }
     );
     assert_eq!(config.roots[1].prefix, "docs");
@@ -252,6 +254,10 @@ fn errors_name_the_file_and_the_key() {
         (
             r#"{"roots": [{"root": "a", "follow_symlinks": null}]}"#.into(),
             "cfg.json: roots[0].follow_symlinks: must be true or false",
+        ),
+        (
+            r#"{"roots": [{"root": "a", "respect_gitignore": "yes"}]}"#.into(),
+            "cfg.json: roots[0].respect_gitignore: must be true or false",
         ),
         (
             r#"{"roots": [{"root": "a", "tools": "ptc"}]}"#.into(),

@@ -31,7 +31,8 @@ impl Root {
             }
         };
         let mut hasher = Sha256::new();
-        let mut walk = self.in_order(scope);
+        // A revision covers the whole served tree, ignored files too.
+        let mut walk = self.in_order_as(scope, None, false);
         for step in walk.by_ref() {
             let line = match step? {
                 Step::Directory(path) => format!("d {}\n", relative(&path)),

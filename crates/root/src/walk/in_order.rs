@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rustix::fs::FileType;
 
 use super::entry::{Budget, Entry, dir_key};
+use super::gitignore::{Rules, ignored};
 use super::read_ahead::{Listing, Pending, read_listing};
 use super::{FileEntry, TreeWalk, compare_tree_order};
 use crate::dir::{file_type, reopen};
@@ -50,6 +51,8 @@ pub struct InOrder<'r> {
     scope: RelPath,
     /// The rule by which the caller prunes the walk ([`Root::in_order_pruned`]).
     rule: Option<&'static str>,
+    /// The walk skips what `.gitignore` files ignore.
+    gitignore: bool,
     source: Source<'r>,
     /// Every directory the walk read was watched (a remembered walk's were).
     watched: bool,
@@ -93,6 +96,8 @@ struct Live<'r> {
     in_flight: usize,
     /// Directories entered so far.
     entered: usize,
+    /// The scope, when the walk skips what `.gitignore` files ignore strictly inside it.
+    ignore_below: Option<RelPath>,
 }
 
 impl Live<'_> {
@@ -137,6 +142,8 @@ struct Frame {
     entries: VecDeque<Next>,
     /// How many of the first `entries` were already considered for reading ahead.
     considered: usize,
+    /// The `.gitignore` rules this directory adds, when the walk honours them.
+    rules: Option<Rules>,
 }
 
 /// An entry not yet taken, and its directory's listing when it is being read ahead.
@@ -150,9 +157,11 @@ impl Root {
     /// contents right after it), one step at a time: nothing is read beyond the last step taken. Symbolic links are never
     /// followed or listed unless the root follows them. Only a ceiling the configuration
     /// named stops the walk ([`crate::limits::Limits::named_ceilings`]), or the call's
-    /// deadline or cancellation; the error is the walk's last item.
+    /// deadline or cancellation; the error is the walk's last item. On a root that respects
+    /// `.gitignore` files ([`Root::with_respect_gitignore`]), what they ignore strictly inside
+    /// `scope` is skipped too: an ignored directory is not entered.
     pub fn in_order(&self, scope: &RelPath) -> InOrder<'_> {
-        self.in_order_as(scope, None)
+        self.in_order_as(scope, None, self.respect_gitignore)
     }
 
     /// [`Root::in_order`] for a caller that calls [`InOrder::leave`] by a fixed rule, named by
@@ -162,11 +171,18 @@ impl Root {
     /// and the watch covers every directory it read, so what the rule sees cannot change
     /// unseen.
     pub fn in_order_pruned(&self, scope: &RelPath, rule: &'static str) -> InOrder<'_> {
-        self.in_order_as(scope, Some(rule))
+        self.in_order_as(scope, Some(rule), self.respect_gitignore)
     }
 
-    fn in_order_as(&self, scope: &RelPath, rule: Option<&'static str>) -> InOrder<'_> {
-        let key = Key::Tree(scope.as_str().to_owned(), rule);
+    /// The walk of [`Root::in_order`] pruned by `rule`, skipping what `.gitignore` files
+    /// ignore when `gitignore`, whatever the root's own setting.
+    pub(super) fn in_order_as(
+        &self,
+        scope: &RelPath,
+        rule: Option<&'static str>,
+        gitignore: bool,
+    ) -> InOrder<'_> {
+        let key = Key::Tree(scope.as_str().to_owned(), rule, gitignore);
         let source = match self.remembered.get(&key) {
             Ok(Walked::Tree(walked)) => Source::Kept {
                 walked,
@@ -187,12 +203,14 @@ impl Root {
                 read_ahead: !self.follow_symlinks && crate::workers::pool().is_some(),
                 in_flight: 0,
                 entered: 0,
+                ignore_below: gitignore.then(|| scope.clone()),
             })),
         };
         let mut walk = InOrder {
             root: self,
             scope: scope.clone(),
             rule,
+            gitignore,
             source,
             watched: true,
         };
@@ -241,6 +259,16 @@ impl Root {
         let Listing {
             dir, names, stats, ..
         } = listing;
+        let rules = live.ignore_below.is_some().then(|| {
+            let names: Vec<&str> = names.iter().map(|(name, _)| name.as_str()).collect();
+            Rules::read(
+                &self.remembered,
+                &dir,
+                path.as_str(),
+                &names,
+                &mut live.vouched,
+            )
+        });
         let entries = names
             .into_iter()
             .filter_map(|(name, stat)| {
@@ -250,6 +278,10 @@ impl Root {
                     self.entry(&dir, &path, real.as_ref(), name)
                 }
             })
+            .filter(|entry| match (&live.ignore_below, &rules) {
+                (Some(scope), Some(rules)) => !is_ignored(scope, entry, rules, &live.frames),
+                _ => true,
+            })
             .map(|entry| Next { entry, read: None })
             .collect();
         Ok(Frame {
@@ -258,6 +290,7 @@ impl Root {
             key,
             entries,
             considered: 0,
+            rules,
         })
     }
 
@@ -481,11 +514,25 @@ impl InOrder<'_> {
             directories: Arc::new(found.directories),
             too_deep: Arc::new(found.too_deep),
         };
-        let key = Key::Tree(self.scope.as_str().to_owned(), self.rule);
+        let key = Key::Tree(self.scope.as_str().to_owned(), self.rule, self.gitignore);
         self.root
             .remembered
             .offer(key, ticket, live.vouched, Walked::Tree(walked));
     }
+}
+
+/// Whether `entry`, in the directory whose rules are `rules` (the innermost), inside `frames`,
+/// is skipped as ignored. Only what lies strictly inside `scope` is judged: the directories on
+/// the way to it and the scope itself were named by the caller, as a path given to ripgrep is
+/// searched even when ignored.
+fn is_ignored(scope: &RelPath, entry: &Entry, rules: &Rules, frames: &[Frame]) -> bool {
+    let child = entry.child.as_str();
+    if !scope.contains(child) || child == scope.as_str() {
+        return false;
+    }
+    let is_dir = file_type(&entry.seen.stat) == FileType::Directory;
+    let outer = frames.iter().rev().filter_map(|frame| frame.rules.as_ref());
+    ignored(std::iter::once(rules).chain(outer), child, is_dir)
 }
 
 /// The next step of a remembered tree: the least, in tree order, of its next file, directory
