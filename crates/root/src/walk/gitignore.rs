@@ -204,26 +204,13 @@ mod tests {
         let top = rules("", &["*.log", "/only-top"], false);
         let sub = rules("sub", &["!keep.log"], false);
         let nested = rules("sub/repo", &[], true);
-        let stack = |inner: &[&Rules]| inner.iter().copied().collect::<Vec<_>>();
-        assert!(ignored(stack(&[&top]).into_iter(), "a.log", false));
-        assert!(ignored(stack(&[&top]).into_iter(), "only-top", false));
-        assert!(!ignored(
-            stack(&[&sub, &top]).into_iter(),
-            "sub/keep.log",
-            false
-        ));
-        assert!(ignored(
-            stack(&[&sub, &top]).into_iter(),
-            "sub/other.log",
-            false
-        ));
+        let judge = |stack: &[&Rules], path: &str| ignored(stack.iter().copied(), path, false);
+        assert!(judge(&[&top], "a.log"));
+        assert!(judge(&[&top], "only-top"));
+        assert!(!judge(&[&sub, &top], "sub/keep.log"));
+        assert!(judge(&[&sub, &top], "sub/other.log"));
         // Anchored to its own directory: `/only-top` says nothing about `sub/only-top`.
-        assert!(!ignored(
-            stack(&[&sub, &top]).into_iter(),
-            "sub/only-top",
-            false
-        ));
-        let inside = stack(&[&nested, &sub, &top]);
-        assert!(!ignored(inside.into_iter(), "sub/repo/x.log", false));
+        assert!(!judge(&[&sub, &top], "sub/only-top"));
+        assert!(!judge(&[&nested, &sub, &top], "sub/repo/x.log"));
     }
 }
