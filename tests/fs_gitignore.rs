@@ -388,5 +388,56 @@ fn the_config_key_means_what_the_flag_means() {
         let (_, from_flags, _) = run(&[&flags[..], &call[..]].concat());
         assert_eq!(from_file, from_flags, "{respect}");
         assert_eq!(from_file.contains("a.log"), !respect, "{from_file}");
+        // A root flag, so the file form refuses it beside a config file.
+        assert_eq!(
+            config_error(&["--config", path.to_str().expect("UTF-8"), RESPECT]),
+            "--config cannot be combined with --respect-gitignore; put it in the config file"
+        );
     }
+    assert_eq!(
+        config_error(&["--root", root, "--tools", "fs", "--respect_gitignore"]),
+        "unknown option --respect_gitignore; did you mean --respect-gitignore?"
+    );
+    assert_eq!(
+        config_error(&["--respect-gitignore", "--tools", "fs"]),
+        "--root is required"
+    );
+}
+
+#[test]
+fn nothing_above_the_root_and_no_link_or_oversized_file_is_read() {
+    // The served root is a part of a repository: the rules above it lie outside the root.
+    let outer = Tree::new()
+        .dir(".git")
+        .file(".gitignore", "*.log\n")
+        .file("inner/a.log", "hit\n")
+        .file("inner/b.txt", "hit\n");
+    let mut server = Server::start(
+        &outer.join("inner"),
+        &["--tools", "fs", "--include", "**", RESPECT],
+    );
+    assert_eq!(glob(&mut server, "."), set(&["a.log", "b.txt"]));
+
+    // A `.gitignore` that is a link is not followed; one over 1 MiB is not read.
+    let linked = Tree::new()
+        .file("rules.txt", "*.log\n")
+        .symlink(".gitignore", "rules.txt")
+        .file("a.log", "hit\n")
+        .file(
+            "big/.gitignore",
+            format!("*.log\n#{}\n", "x".repeat(1 << 20)),
+        )
+        .file("big/b.log", "hit\n")
+        .file(
+            "small/.gitignore",
+            format!("*.log\n#{}\n", "x".repeat(1000)),
+        )
+        .file("small/c.log", "hit\n");
+    let mut server = fs_server_with(&linked, &[RESPECT]);
+    let files = glob(&mut server, ".");
+    assert!(
+        files.contains("a.log") && files.contains("big/b.log"),
+        "{files:?}"
+    );
+    assert!(!files.contains("small/c.log"), "{files:?}");
 }
