@@ -1,5 +1,5 @@
-//! `--respect-gitignore` (config key `respect_gitignore`) over the binary: `fs_glob`, `fs_grep`
-//! and `fs_map` skip what the tree's `.gitignore` files and `.git/info/exclude` ignore, as
+//! `--respect-gitignore` (config key `respect_gitignore`) over the binary: `fs_glob`, `fs_grep`,
+//! `fs_map` and `fs_symbols` skip what the tree's `.gitignore` files and `.git/info/exclude` ignore, as
 //! ripgrep does (a differential test against `rg --files` and `rg -l` on nested files,
 //! negations, directory-only and anchored patterns, and a nested repository); the option is
 //! off by default; `fs_read` and `fs_list` still reach an ignored file by its path; an edited
@@ -257,6 +257,37 @@ fn map_skips_ignored_files_unless_one_is_named() {
     assert!(map.contains("[mapped 1 file "), "{map}");
     let outline = fs_text(&mut server, "fs_map", json!({"path": "generated/api.rs"}));
     assert!(outline.contains("generated_api"), "{outline}");
+}
+
+#[test]
+fn symbols_skips_ignored_files_as_map_does() {
+    let tree = Tree::new()
+        .file(".gitignore", "generated/\n")
+        .file("src/lib.rs", "pub fn shared() {}\n")
+        .file(
+            "generated/api.rs",
+            "pub fn shared() {}\nfn user() { shared() }\n",
+        );
+    let lookup = json!({"name": "shared"});
+    let mut plain = fs_server(&tree);
+    assert_eq!(
+        fs_text(&mut plain, "fs_symbols", lookup.clone()),
+        "2 definitions of 'shared':\ngenerated/api.rs:1: pub fn shared() {}\nsrc/lib.rs:1: pub fn shared() {}\n\n1 reference to 'shared' in 1 file:\ngenerated/api.rs:2: fn user() { shared() }"
+    );
+    let mut server = fs_server_with(&tree, &[RESPECT]);
+    assert_eq!(
+        fs_text(&mut server, "fs_symbols", lookup),
+        "1 definition of 'shared':\nsrc/lib.rs:1: pub fn shared() {}"
+    );
+    // Named as the path, an ignored directory is searched.
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_symbols",
+            json!({"name": "shared", "path": "generated", "references": false})
+        ),
+        "1 definition of 'shared':\ngenerated/api.rs:1: pub fn shared() {}"
+    );
 }
 
 #[test]
