@@ -49,6 +49,26 @@ pub enum FsError {
     /// A file whose bytes are not UTF-8.
     #[error("'{0}' is not UTF-8 text")]
     NotText(String),
+    /// `read` of a file that starts as an image but is not a whole one, and is not text.
+    #[error(
+        "'{path}' starts as a {format} image but is damaged ({fault}) and is not UTF-8 text either, so it cannot be shown; write the image again, whole"
+    )]
+    DamagedImage {
+        /// The path as given.
+        path: String,
+        /// `PNG`, `JPEG`, `GIF` or `WebP`.
+        format: &'static str,
+        /// What is wrong, as a clause: `it ends before its IEND chunk`.
+        fault: &'static str,
+    },
+    /// A `read` offset of 0 (or -0), which names no line.
+    #[error(
+        "offset 0 names no line; offsets count from 1 (the first line), or from -1 (the last line) backwards"
+    )]
+    OffsetZero,
+    /// A `read` offset beyond what a JSON number carries exactly.
+    #[error("offset must lie between -{max} and {max}", max = crate::config::limits::MAX_SAFE_INTEGER)]
+    OffsetRange,
     /// A FIFO, socket, device or link where a regular file is needed.
     #[error("'{0}' is not a regular file")]
     NotRegular(String),
@@ -318,6 +338,20 @@ impl OverLimit {
                 count(max, "byte", "bytes")
             ),
             Some(narrow),
+        )
+    }
+
+    /// The refusal of the image `given` (a `format` image of `size` bytes), larger than
+    /// `--max-image-bytes` (`max`).
+    pub fn image_size(given: &str, format: &str, size: u64, max: u64) -> OverLimit {
+        OverLimit::new(
+            "max_image_bytes",
+            max,
+            format!(
+                "'{given}' is a {format} image of {}, more than {max}",
+                count(size, "byte", "bytes")
+            ),
+            None,
         )
     }
 

@@ -218,6 +218,7 @@ fn answer(
     match result {
         Ok(answer) => Ok(ToolOutput {
             text: answer.text,
+            image: None,
             structured: answer.revisions,
         }),
         Err(error) => Err(error.worded_for(given, fs.root().limits(), narrow)),

@@ -1,28 +1,46 @@
-//! `read`: the text of a file, whole or as a numbered window, bounded by the result budget.
+//! `read`: the text of a file, whole or as a numbered window, bounded by the result budget; or
+//! an image, for models that see.
 //!
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
-//! keeps only what the answer shows, so memory stays bounded whatever the file size.
+//! keeps only what the answer shows, so memory stays bounded whatever the file size. A negative
+//! offset counts from the end: a file up to [`COUNTED_TAIL_BYTES`] is counted first, so its
+//! lines keep their numbers; a larger one is read backwards from its end in blocks (`tail`) and
+//! its lines are numbered from the end. An image (`image`) is read whole, up to
+//! `--max-image-bytes`.
 
+mod image;
+
+use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
+use self::image::Format;
 use super::answer::{FsAnswer, RESULT_HEADROOM};
 use super::locate::FsPath;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, Published, answer, str_arg};
+use crate::config::limits::MAX_SAFE_INTEGER;
+use crate::digest::{HashBudget, sha256_hex};
 use crate::measure::escaped_len;
-use crate::root::RootError;
-use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
+use crate::root::{ReadFile, RootError};
+use crate::tools::{Image, Tool, ToolOutput, object_schema, positive_safe_integer};
+
+/// The largest file whose lines a negative offset counts from the start (so they keep their
+/// numbers, and the answer its revision); a larger file is read from its end only.
+const COUNTED_TAIL_BYTES: u64 = 8 << 20;
+
+/// Bytes read and hashed at a time.
+const BLOCK: usize = 64 * 1024;
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(
         Kind::Observer,
         "read",
         "Read a text file",
-        "Reads a UTF-8 text file under the root. Without offset or limit it returns the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line) and/or limit it returns numbered lines ('N<TAB>text') and a footer '[lines A-B of N total]'; strip the numbers before quoting text to edit. A file too large for one answer comes back as its first window; the footer says which offset continues.",
+        "Reads a UTF-8 text file under the root. Without offset or limit: the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text' and a footer saying how to continue; strip the numbers before quoting text to edit. A PNG, JPEG, GIF or WebP file comes back as an image.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
-                ("offset", json!({"type": "integer", "minimum": 1})),
+                ("offset", json!({"type": "integer"})),
                 ("limit", json!({"type": "integer", "minimum": 1})),
             ],
             &["path"],
@@ -33,20 +51,62 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let at = FsPath::parse(str_arg(arguments, "path"))?;
-    let offset = arguments.get("offset").and_then(positive_safe_integer);
+    let offset = Offset::read(arguments.get("offset"))?;
     let limit = arguments.get("limit").and_then(positive_safe_integer);
-    answer(fs, fs.read_text(&at, offset, limit), Some(&at.given), None)
+    let (result, image) = match fs.read_file(&at, offset, limit) {
+        Ok((answer, image)) => (Ok(answer), image),
+        Err(error) => (Err(error), None),
+    };
+    let mut output = answer(fs, result, Some(&at.given), None)?;
+    output.image = image;
+    Ok(output)
+}
+
+/// Where a window starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Offset {
+    /// At this line (1-based).
+    Line(u64),
+    /// This many lines before the end (1: the last line).
+    FromEnd(u64),
+}
+
+impl Offset {
+    /// The `offset` argument, which the schema has checked is an integer: `0` (and JSON's
+    /// `-0`) names no line, and one beyond 2^53 − 1 either way is not a count of lines.
+    fn read(value: Option<&Value>) -> Result<Option<Offset>, FsError> {
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        let n = match (value.as_i64(), value.as_f64()) {
+            (Some(n), _) => n as f64,
+            (None, Some(f)) => f,
+            (None, None) => return Err(FsError::OffsetRange),
+        };
+        if n == 0.0 {
+            return Err(FsError::OffsetZero);
+        }
+        if n.abs() > MAX_SAFE_INTEGER as f64 {
+            return Err(FsError::OffsetRange);
+        }
+        Ok(Some(if n > 0.0 {
+            Offset::Line(n as u64)
+        } else {
+            Offset::FromEnd(-n as u64)
+        }))
+    }
 }
 
 impl Fs {
-    /// Reads `path`: the whole text (exactly, but for one leading BOM dropped) when neither `offset` nor
-    /// `limit` is given, else lines `offset ..` (at most `limit`) numbered, with a footer.
-    pub(super) fn read_text(
+    /// Reads `path`: an image when its bytes are one; else the whole text (exactly, but for
+    /// one leading BOM dropped) when neither `offset` nor `limit` is given, else a numbered
+    /// window of at most `limit` lines with a footer.
+    fn read_file(
         &self,
         at: &FsPath,
-        offset: Option<u64>,
+        offset: Option<Offset>,
         limit: Option<u64>,
-    ) -> Result<FsAnswer, FsError> {
+    ) -> Result<(FsAnswer, Option<Image>), FsError> {
         let given = at.given.as_str();
         let _guard = self.lock();
         let location = self.served_file(at, |path| FsError::ReadDirectory {
@@ -57,64 +117,286 @@ impl Fs {
             RootError::NotReadable => FsError::NotRegular(given.to_owned()),
             other => FsError::from(other),
         })?;
-        let budget = self
-            .root()
-            .limits()
-            .max_result_bytes
-            .saturating_sub(RESULT_HEADROOM);
-        let whole = offset.is_none() && limit.is_none();
-        let first = offset.unwrap_or(1);
-        let last = limit
-            .map(|l| first.saturating_add(l - 1))
-            .unwrap_or(u64::MAX);
-        let mut scan = Scan::new(budget, whole, first, last);
-        // Lines are cut into pieces of at most one answer's worth; a longer line is still
-        // hashed and checked in full, but only its first piece is kept.
-        let keep = budget as usize + 8;
-        let mut line: Vec<u8> = Vec::new();
-        let mut truncated = false;
-        let mut utf8 = Utf8Stream::default();
-        let mut block = vec![0u8; 64 * 1024];
-        let mut offset = 0u64;
-        let not_text = || FsError::NotText(given.to_owned());
-        loop {
-            let n = file.read_at(&mut block, offset)?;
-            if n == 0 {
-                break;
+        if let Some(format) = image_format(&file)? {
+            let (answer, image) = self.read_image(given, &file, format)?;
+            return Ok((answer, Some(image)));
+        }
+        let window = |first: u64| Window {
+            first,
+            last: limit
+                .map(|l| first.saturating_add(l - 1))
+                .unwrap_or(u64::MAX),
+        };
+        let answer = match offset {
+            None if limit.is_none() => self.read_lines(given, &file, None, None)?,
+            None => self.read_lines(given, &file, Some(window(1)), None)?,
+            Some(Offset::Line(first)) => {
+                self.read_lines(given, &file, Some(window(first)), None)?
             }
-            offset += n as u64;
-            let bytes = &block[..n];
-            scan.hasher_update(bytes);
-            utf8.push(bytes).map_err(|_| not_text())?;
-            let mut start = 0;
-            for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(n)) {
-                let piece = &bytes[start..end];
-                let room = keep.saturating_sub(line.len());
-                line.extend_from_slice(&piece[..piece.len().min(room)]);
-                truncated |= piece.len() > room;
-                if end < n {
-                    scan.take(&line_text(&line), true, truncated);
-                    line.clear();
-                    truncated = false;
+            Some(Offset::FromEnd(back)) => {
+                // A large file is read from its end only; a small one is counted, so its lines
+                // keep their numbers, and so is a large one whose start the scan back reached.
+                let tail = if file.size() > COUNTED_TAIL_BYTES {
+                    tail_start(&file, back)?
+                } else {
+                    TailStart::Lines(count_lines(&file)?)
+                };
+                match tail {
+                    TailStart::At(start) => self.read_far_tail(given, &file, start, back, limit)?,
+                    TailStart::Lines(total) => {
+                        let first = total.saturating_sub(back - 1).max(1);
+                        self.read_lines(given, &file, Some(window(first)), Some(back))?
+                    }
                 }
-                start = end + 1;
             }
+        };
+        Ok((answer, None))
+    }
+
+    /// The image `file` (`format`), whole, with a line saying what it is, or the refusal of
+    /// one larger than `--max-image-bytes` or damaged.
+    fn read_image(
+        &self,
+        given: &str,
+        file: &ReadFile,
+        format: Format,
+    ) -> Result<(FsAnswer, Image), FsError> {
+        let size = file.size();
+        let max = self.root().limits().max_image_bytes;
+        if size > max {
+            return Err(FsError::OverLimit(OverLimit::image_size(
+                given,
+                format.name(),
+                size,
+                max,
+            )));
         }
-        utf8.finish().map_err(|_| not_text())?;
-        if !line.is_empty() || truncated {
-            scan.take(&line_text(&line), false, truncated);
-        }
+        // Within the limit, and `size` is what fstat saw: no more is read.
+        let mut bytes = vec![0u8; size as usize];
+        file.read_exact_at(&mut bytes, 0)?;
+        file.ensure_unchanged()?;
+        let (width, height) = format
+            .check(&bytes)
+            .map_err(|fault| FsError::DamagedImage {
+                path: given.to_owned(),
+                format: format.name(),
+                fault,
+            })?;
+        let digest = sha256_hex(&bytes);
+        self.memo().remember(file.identity(), digest.clone());
+        let revision = Revision::of_digest(digest);
+        let mime_type = format.mime_type();
+        let text = format!("'{given}': {mime_type}, {width}x{height} pixels, {size} bytes");
+        let image = Image {
+            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+            mime_type,
+        };
+        Ok((
+            FsAnswer {
+                text,
+                revisions: Some(revisions_value(&[("path", revision)])),
+            },
+            image,
+        ))
+    }
+
+    /// The whole text of `file` (no `window`) or the lines of `window`, from one pass over it
+    /// all. `back` is the negative offset the window answers, if it answers one.
+    fn read_lines(
+        &self,
+        given: &str,
+        file: &ReadFile,
+        window: Option<Window>,
+        back: Option<u64>,
+    ) -> Result<FsAnswer, FsError> {
+        let whole = window.is_none();
+        let Window { first, last } = window.unwrap_or(Window {
+            first: 1,
+            last: u64::MAX,
+        });
+        let mut scan = Scan::new(self.budget(), whole, first, last, 0);
+        feed(given, file, 0, &mut scan, false)?;
         file.ensure_unchanged()?;
         let digest = scan.digest();
         self.memo().remember(file.identity(), digest.clone());
         let revision = Revision::of_digest(digest);
         let max_result_bytes = self.root().limits().max_result_bytes;
-        let text = scan.answer(given, whole, first, max_result_bytes, &self.published);
+        let text = match back {
+            Some(back) if scan.lines == 0 => {
+                format!("'{given}' has 0 lines; there is no line -{back}")
+            }
+            _ => scan.answer(given, whole, first, max_result_bytes, &self.published),
+        };
         Ok(FsAnswer {
             text,
             revisions: Some(revisions_value(&[("path", revision)])),
         })
     }
+
+    /// Lines `-back ..` (at most `limit`) of a file too large to count, read forward from
+    /// `start`, where line `-back` begins, and numbered from the end. The revision is the
+    /// memo's, when it holds one for this file, else unknown: hashing would read it whole.
+    fn read_far_tail(
+        &self,
+        given: &str,
+        file: &ReadFile,
+        start: u64,
+        back: u64,
+        limit: Option<u64>,
+    ) -> Result<FsAnswer, FsError> {
+        let last = limit.unwrap_or(back).min(back);
+        let shift = -(back as i64) - 1;
+        let mut scan = Scan::new(self.budget(), false, 1, last, shift);
+        feed(given, file, start, &mut scan, true)?;
+        file.ensure_unchanged()?;
+        let revision = match self.memo().digest(file, &mut HashBudget(0)) {
+            Ok(digest) => Revision::of_digest(digest),
+            Err(_) => Revision::unknown(),
+        };
+        let max_result_bytes = self.root().limits().max_result_bytes;
+        Ok(FsAnswer {
+            text: scan.answer_from_end(back, max_result_bytes, &self.published),
+            revisions: Some(revisions_value(&[("path", revision)])),
+        })
+    }
+
+    /// What the lines of an answer may take: the result limit less the envelope's headroom.
+    fn budget(&self) -> u64 {
+        self.root()
+            .limits()
+            .max_result_bytes
+            .saturating_sub(RESULT_HEADROOM)
+    }
+}
+
+/// Lines `first ..= last` (1-based).
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    first: u64,
+    last: u64,
+}
+
+/// The image format `file` holds: its first bytes are a format's signature, and its first
+/// block is not UTF-8 text (so a text file that happens to start with `GIF89a` or `RIFF` is
+/// still text).
+fn image_format(file: &ReadFile) -> Result<Option<Format>, FsError> {
+    let mut head = [0u8; image::SIGNATURE_BYTES];
+    let n = file.read_at(&mut head, 0)?;
+    let Some(format) = Format::sniff(&head[..n]) else {
+        return Ok(None);
+    };
+    let mut block = vec![0u8; BLOCK.min(file.size() as usize)];
+    let n = file.read_at(&mut block, 0)?;
+    let text = match std::str::from_utf8(&block[..n]) {
+        Ok(_) => true,
+        // A scalar cut by the block's end may go on after it.
+        Err(e) => e.error_len().is_none() && (n as u64) < file.size(),
+    };
+    Ok((!text).then_some(format))
+}
+
+/// Feeds `file` to `scan` from byte `from`, hashing and checking UTF-8 as it goes: to its end,
+/// or, when `early`, until the window is complete (the bytes after it are not looked at).
+fn feed(
+    given: &str,
+    file: &ReadFile,
+    from: u64,
+    scan: &mut Scan,
+    early: bool,
+) -> Result<(), FsError> {
+    // Lines are cut into pieces of at most one answer's worth; a longer line is still hashed
+    // and checked in full, but only its first piece is kept.
+    let keep = scan.budget as usize + 8;
+    let mut line: Vec<u8> = Vec::new();
+    let mut truncated = false;
+    let mut utf8 = Utf8Stream::default();
+    let mut block = vec![0u8; BLOCK];
+    let mut offset = from;
+    let not_text = || FsError::NotText(given.to_owned());
+    loop {
+        if early && scan.complete() {
+            return Ok(());
+        }
+        let n = file.read_at(&mut block, offset)?;
+        if n == 0 {
+            break;
+        }
+        offset += n as u64;
+        let bytes = &block[..n];
+        scan.hasher_update(bytes);
+        utf8.push(bytes).map_err(|_| not_text())?;
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(n)) {
+            let piece = &bytes[start..end];
+            let room = keep.saturating_sub(line.len());
+            line.extend_from_slice(&piece[..piece.len().min(room)]);
+            truncated |= piece.len() > room;
+            if end < n {
+                scan.take(&line_text(&line), true, truncated);
+                line.clear();
+                truncated = false;
+            }
+            start = end + 1;
+        }
+    }
+    utf8.finish().map_err(|_| not_text())?;
+    if !line.is_empty() || truncated {
+        scan.take(&line_text(&line), false, truncated);
+    }
+    Ok(())
+}
+
+/// Lines in `file`, counted as `read` counts them: one per `\n`, and a last one that has none.
+fn count_lines(file: &ReadFile) -> Result<u64, FsError> {
+    let mut block = vec![0u8; BLOCK];
+    let (mut offset, mut lines, mut last) = (0u64, 0u64, b'\n');
+    loop {
+        let n = file.read_at(&mut block, offset)?;
+        if n == 0 {
+            break;
+        }
+        offset += n as u64;
+        lines += memchr::memchr_iter(b'\n', &block[..n]).count() as u64;
+        last = block[n - 1];
+    }
+    Ok(lines + u64::from(last != b'\n'))
+}
+
+/// Where the scan back from a file's end found line `-back` to begin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TailStart {
+    /// At this byte, after the `\n` ending the line before it.
+    At(u64),
+    /// Nowhere: the file has this many lines, fewer than `back` (the scan read it all).
+    Lines(u64),
+}
+
+/// Scans `file` backwards from its end in blocks for the start of line `-back`, reading no
+/// further back than that (a `\n` ending the file ends its last line, and starts none).
+fn tail_start(file: &ReadFile, back: u64) -> Result<TailStart, FsError> {
+    let size = file.size();
+    let mut block = vec![0u8; BLOCK];
+    let mut end = size;
+    if size > 0 {
+        file.read_exact_at(&mut block[..1], size - 1)?;
+        if block[0] == b'\n' {
+            end -= 1;
+        }
+    }
+    let mut seen = 0u64;
+    while end > 0 {
+        let from = end.saturating_sub(BLOCK as u64);
+        let bytes = &mut block[..(end - from) as usize];
+        file.read_exact_at(bytes, from)?;
+        for at in memchr::memrchr_iter(b'\n', bytes) {
+            seen += 1;
+            if seen == back {
+                return Ok(TailStart::At(from + at as u64 + 1));
+            }
+        }
+        end = from;
+    }
+    Ok(TailStart::Lines(seen + u64::from(size > 0)))
 }
 
 /// State of the one pass over a file.
@@ -132,15 +414,19 @@ struct Scan {
     window: Vec<String>,
     window_bytes: u64,
     cut: bool,
+    /// What is added to a line's count to number it: 0, or a negative shift that numbers
+    /// lines from the end.
+    shift: i64,
 }
 
 impl Scan {
-    fn new(budget: u64, whole: bool, first: u64, last: u64) -> Scan {
+    fn new(budget: u64, whole: bool, first: u64, last: u64, shift: i64) -> Scan {
         Scan {
             budget,
             whole,
             first,
             last,
+            shift,
             hasher: <sha2::Sha256 as sha2::Digest>::new(),
             lines: 0,
             whole_text: whole.then(String::new),
@@ -149,6 +435,11 @@ impl Scan {
             window_bytes: 0,
             cut: false,
         }
+    }
+
+    /// Whether a window read has all it will show (its last line, or cut by the budget).
+    fn complete(&self) -> bool {
+        !self.whole && (self.cut || self.lines >= self.last)
     }
 
     fn hasher_update(&mut self, bytes: &[u8]) {
@@ -184,12 +475,12 @@ impl Scan {
         };
         if in_window && !self.cut {
             let content = content.strip_suffix('\r').unwrap_or(content);
-            let content = if number == 1 {
+            let content = if number == 1 && self.shift == 0 {
                 content.strip_prefix('\u{feff}').unwrap_or(content)
             } else {
                 content
             };
-            let shown = format!("{number}\t{content}");
+            let shown = format!("{}\t{content}", number as i64 + self.shift);
             let cost = escaped_len(&shown) + 1;
             if !truncated && self.window_bytes + cost + 120 <= self.budget {
                 self.window_bytes += cost;
@@ -221,20 +512,8 @@ impl Scan {
         let start = if whole { 1 } else { first };
         let shown = self.window.len() as u64;
         if shown == 0 {
-            // Only tools this root publishes: with the ptc set, read_text_file reads a long
-            // line in pieces.
-            let grep = format!("find what you need in it with {}", published.fs("grep"));
-            let instead = if published.ptc() {
-                format!("read it in pieces with read_text_file or {grep}")
-            } else {
-                grep
-            };
-            let over = OverLimit::result_size(
-                format!("line {start} of {total} total does not fit"),
-                max_result_bytes,
-                instead,
-            );
-            return format!("[{over}]");
+            let what = format!("line {start} of {total} total does not fit");
+            return too_long(what, max_result_bytes, published);
         }
         let end = start + shown - 1;
         let footer = if self.cut {
@@ -247,6 +526,53 @@ impl Scan {
         };
         format!("{}\n\n{footer}", self.window.join("\n"))
     }
+
+    /// The answer of a window read from the end of a file too large to count, starting at line
+    /// `-back`: its lines numbered from the end, and a footer saying how to go on (the lines
+    /// before it, or the rest of a window cut by the budget).
+    fn answer_from_end(self, back: u64, max_result_bytes: u64, published: &Published) -> String {
+        let shown = self.window.len() as u64;
+        if shown == 0 {
+            return too_long(
+                format!("line -{back} does not fit"),
+                max_result_bytes,
+                published,
+            );
+        }
+        let end = back - shown + 1;
+        let lines = format!(
+            "lines -{back} to -{end} of a file over {} MiB, counted from its end",
+            COUNTED_TAIL_BYTES >> 20
+        );
+        // A cut window stopped before its last line, so line -(end - 1) exists.
+        let footer = if self.cut {
+            format!(
+                "[{lines}; the window is larger than one answer: continue with offset -{}]",
+                end - 1
+            )
+        } else {
+            format!(
+                "[{lines}; earlier lines: offset -{}, limit {shown}]",
+                back + shown
+            )
+        };
+        format!("{}\n\n{footer}", self.window.join("\n"))
+    }
+}
+
+/// The notice of a window whose first line (`what`) does not fit one answer, naming the
+/// result limit and the `published` tools that reach it another way.
+fn too_long(what: String, max_result_bytes: u64, published: &Published) -> String {
+    // Only tools this root publishes: with the ptc set, read_text_file reads a long line in
+    // pieces.
+    let grep = format!("find what you need in it with {}", published.fs("grep"));
+    let instead = if published.ptc() {
+        format!("read it in pieces with read_text_file or {grep}")
+    } else {
+        grep
+    };
+    let over = OverLimit::result_size(what, max_result_bytes, instead);
+    format!("[{over}]")
 }
 
 /// A kept line as text: a piece cut inside a scalar loses the partial scalar.

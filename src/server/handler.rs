@@ -220,12 +220,16 @@ fn definition(spec: &ToolSpec) -> Tool {
     tool
 }
 
-/// A success carries its text as one block, plus structured content when the tool has any; a
-/// refusal carries only its message.
+/// A success carries its text as one block (then its image, if any), plus structured content
+/// when the tool has any; a refusal carries only its message.
 fn tool_result(outcome: ToolOutcome) -> CallToolResult {
     match outcome {
         Ok(output) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+            let mut content = vec![ContentBlock::text(output.text)];
+            if let Some(image) = output.image {
+                content.push(ContentBlock::image(image.data, image.mime_type));
+            }
+            let mut result = CallToolResult::success(content);
             result.structured_content = output.structured;
             result.is_error = None;
             result
@@ -301,7 +305,12 @@ impl ServerHandler for FsmcpServer {
     }
 }
 
-/// The bytes of text a content block carries (what the call's log line counts).
+/// The bytes of text (or base64 image data) a content block carries (what the call's log line
+/// counts).
 fn text_len(block: &ContentBlock) -> usize {
-    block.as_text().map_or(0, |text| text.text.len())
+    match block {
+        ContentBlock::Text(text) => text.text.len(),
+        ContentBlock::Image(image) => image.data.len(),
+        _ => 0,
+    }
 }

@@ -17,14 +17,25 @@ pub use validate::violations;
 
 use crate::root::{Call, Progress, Root};
 
-/// What a tool returns on success: the text a reader sees, and structured content when the
-/// tool advertises an output schema.
+/// What a tool returns on success: the text a reader sees, an image when the answer is one,
+/// and structured content when the tool advertises an output schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
-    /// The one text block of the result.
+    /// The text block of the result (the first block).
     pub text: String,
+    /// An image block following the text (`fs_read` of an image).
+    pub image: Option<Image>,
     /// `structuredContent`, present exactly when the tool has an output schema.
     pub structured: Option<Value>,
+}
+
+/// An image a result carries, as MCP's image content block holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// The image's bytes in base64 (standard alphabet, padded).
+    pub data: String,
+    /// Its MIME type (`image/png`, ...).
+    pub mime_type: &'static str,
 }
 
 impl ToolOutput {
@@ -32,6 +43,7 @@ impl ToolOutput {
     pub fn structured(value: Value) -> ToolOutput {
         ToolOutput {
             text: value.to_string(),
+            image: None,
             structured: Some(value),
         }
     }

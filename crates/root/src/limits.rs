@@ -15,6 +15,9 @@ pub const MAX_PAGE_BYTES: u64 = 1_048_576;
 pub const MIN_SCAN_BYTES: u64 = 16_384;
 /// Smallest `--max-result-bytes`: the worst-case escaped read chunk must fit one result.
 pub const MIN_RESULT_BYTES: u64 = 48_000;
+/// Largest `--max-image-bytes`: 32 MiB, whose base64 (about 43 MiB) stays well inside the
+/// 64 MiB a message line may take.
+pub const MAX_IMAGE_BYTES: u64 = 32 << 20;
 
 /// The bounds one root enforces on every traversal, read, scan, result and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +45,9 @@ pub struct Limits {
     /// Seconds one tool call may spend walking and reading before it is refused
     /// (`--max-call-seconds`).
     pub max_call_seconds: u64,
+    /// Largest image `fs_read` returns as an image (`--max-image-bytes`); an image is not
+    /// held to `max_result_bytes`, which bounds text.
+    pub max_image_bytes: u64,
     /// Which of the walk ceilings (`max_files`, `max_directories`, `max_entries`) the
     /// configuration named, by a flag or a config key: the model-facing tools' walks stop only
     /// at a named one (see [`Limits::named_ceilings`]).
@@ -84,6 +90,7 @@ impl Default for Limits {
             max_write_bytes: 65_536,
             max_cursor_hash_bytes: 16_777_216,
             max_call_seconds: 60,
+            max_image_bytes: 5 << 20,
             named: NamedCeilings::default(),
         }
     }
@@ -107,7 +114,7 @@ pub struct LimitSpec {
 }
 
 /// Every limit, in the order of [`Limits`]' fields.
-pub const LIMIT_SPECS: [LimitSpec; 11] = [
+pub const LIMIT_SPECS: [LimitSpec; 12] = [
     LimitSpec {
         key: "max_files",
         name: "file limit",
@@ -184,6 +191,13 @@ pub const LIMIT_SPECS: [LimitSpec; 11] = [
         flag: "--max-call-seconds",
         min: 1,
         max: 86_400,
+    },
+    LimitSpec {
+        key: "max_image_bytes",
+        name: "image size limit",
+        flag: "--max-image-bytes",
+        min: 1,
+        max: MAX_IMAGE_BYTES,
     },
 ];
 
@@ -279,6 +293,7 @@ impl Limits {
             "max_write_bytes" => &mut self.max_write_bytes,
             "max_cursor_hash_bytes" => &mut self.max_cursor_hash_bytes,
             "max_call_seconds" => &mut self.max_call_seconds,
+            "max_image_bytes" => &mut self.max_image_bytes,
             _ => unreachable!("every LimitSpec key names a field"),
         }
     }

@@ -49,6 +49,7 @@ const OWN_FLAGS: [&str; 15] = [
     "--allow-origin",
     "--allow-host",
     "--max-call-seconds",
+    "--max-image-bytes",
 ];
 
 /// Whether `token` is a flag ptc-fs-mcp does not have.

@@ -3,8 +3,8 @@
 
 use crate::config::DEFAULT_PREFIX;
 use crate::config::limits::{
-    HttpLimits, Limits, MAX_DERIVED_CONNECTIONS, MAX_PAGE_BYTES, MIN_READ_BYTES, MIN_RESULT_BYTES,
-    MIN_SCAN_BYTES,
+    HttpLimits, Limits, MAX_DERIVED_CONNECTIONS, MAX_IMAGE_BYTES, MAX_PAGE_BYTES, MIN_READ_BYTES,
+    MIN_RESULT_BYTES, MIN_SCAN_BYTES,
 };
 
 /// The `--help` text, without a trailing newline; defaults are taken from [`Limits::default`] so
@@ -44,6 +44,7 @@ Options:
   --cursor-key-env <name>      Variable with a base64url key (32+ bytes) for restart-proof cursors.
   --max-cursor-hash-bytes <n>  Uncached bytes a deterministic call may hash. Default {max_cursor_hash_bytes}.
   --max-call-seconds <n>       Seconds one call may spend walking and reading. Default {max_call_seconds}.
+  --max-image-bytes <n>        Largest image fs_read returns as an image. Default {max_image_bytes}.
   --tools <set>                Tools to offer: ptc, fs or ptc,fs. Default ptc.
   --prefix <name>              Prefix of the fs tool names ('' for none). Default {DEFAULT_PREFIX}.
   --read-only                  Offer no tool that modifies files.
@@ -69,7 +70,7 @@ Options:
 
 Limits outside their range stop start-up: --max-read-bytes {MIN_READ_BYTES} to {MAX_PAGE_BYTES},
 --max-result-bytes {MIN_RESULT_BYTES} to {MAX_PAGE_BYTES}, --max-scan-bytes at least {MIN_SCAN_BYTES},
---max-call-seconds 1 to 86400.
+--max-call-seconds 1 to 86400, --max-image-bytes 1 to {MAX_IMAGE_BYTES}.
 Paths are relative to the root. MCP messages use stdin and stdout (or HTTP with --http);
 diagnostics go to stderr.",
         max_files = d.max_files,
@@ -83,6 +84,7 @@ diagnostics go to stderr.",
         max_write_bytes = d.max_write_bytes,
         max_cursor_hash_bytes = d.max_cursor_hash_bytes,
         max_call_seconds = d.max_call_seconds,
+        max_image_bytes = d.max_image_bytes,
     )
 }
 

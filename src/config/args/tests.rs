@@ -259,6 +259,8 @@ fn every_flag_lands_in_its_field() {
         "9",
         "--max-cursor-hash-bytes",
         "9007199254740991",
+        "--max-image-bytes",
+        "12",
         "--cursor-key-env",
         "_KEY_1",
         "--tools",
@@ -295,6 +297,7 @@ fn every_flag_lands_in_its_field() {
             max_write_bytes: 9,
             max_cursor_hash_bytes: MAX_SAFE_INTEGER,
             max_call_seconds: 60,
+            max_image_bytes: 12,
             named: NamedCeilings {
                 files: true,
                 directories: true,

@@ -103,7 +103,8 @@ fn every_key_lands_in_its_field() {
              "cursor_key_env": "KEY",
              "limits": {"max_files": 1, "max_directories": 2, "max_depth": 0, "max_entries": 4,
                         "max_file_bytes": 5, "max_read_bytes": 6, "max_scan_bytes": 16384,
-                        "max_result_bytes": 48000, "max_write_bytes": 9, "max_cursor_hash_bytes": 10}},
+                        "max_result_bytes": 48000, "max_write_bytes": 9, "max_cursor_hash_bytes": 10,
+                        "max_image_bytes": 11}},
             {"root": "/abs", "include": ["**"], "tools": ["fs"], "prefix": "docs"}
         ]}"#);
     assert_eq!(
@@ -133,6 +134,7 @@ fn every_key_lands_in_its_field() {
                 max_write_bytes: 9,
                 max_cursor_hash_bytes: 10,
                 max_call_seconds: 60,
+                max_image_bytes: 11,
                 named: NamedCeilings {
                     files: true,
                     directories: true,

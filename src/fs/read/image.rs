@@ -1,0 +1,375 @@
+//! The images `read` returns as images: PNG, JPEG, GIF and WebP, known by their first bytes
+//! (never by the file's name), and walked whole before a host is handed one. A host that cannot
+//! decode an image it was sent may fail the model's whole turn, so a file cut short or damaged
+//! in its structure is refused here instead, naming what is wrong.
+//!
+//! Handed bytes only; the file is read by `read`.
+
+/// An image format `read` returns as an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Format {
+    Png,
+    Jpeg,
+    Gif,
+    WebP,
+}
+
+/// Bytes the signature of every format fits in.
+pub(super) const SIGNATURE_BYTES: usize = 12;
+
+/// What the check of a whole image found wrong, as a clause (`it ends before its IEND chunk`).
+pub(super) type Fault = &'static str;
+
+impl Format {
+    /// The format whose signature `head` (the file's first bytes) starts with.
+    pub(super) fn sniff(head: &[u8]) -> Option<Format> {
+        if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some(Format::Png)
+        } else if head.starts_with(b"\xff\xd8\xff") {
+            Some(Format::Jpeg)
+        } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+            Some(Format::Gif)
+        } else if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+            Some(Format::WebP)
+        } else {
+            None
+        }
+    }
+
+    /// The format's usual name (`PNG`).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Format::Png => "PNG",
+            Format::Jpeg => "JPEG",
+            Format::Gif => "GIF",
+            Format::WebP => "WebP",
+        }
+    }
+
+    /// Its MIME type.
+    pub(super) fn mime_type(self) -> &'static str {
+        match self {
+            Format::Png => "image/png",
+            Format::Jpeg => "image/jpeg",
+            Format::Gif => "image/gif",
+            Format::WebP => "image/webp",
+        }
+    }
+
+    /// Walks the whole image: its size in pixels (width, height), or what is wrong with it.
+    /// Bytes after the image's end (its IEND chunk, EOI marker, trailer or RIFF length) are
+    /// allowed, as decoders ignore them.
+    pub(super) fn check(self, bytes: &[u8]) -> Result<(u32, u32), Fault> {
+        match self {
+            Format::Png => png(bytes),
+            Format::Jpeg => jpeg(bytes),
+            Format::Gif => gif(bytes),
+            Format::WebP => webp(bytes),
+        }
+    }
+}
+
+fn be32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+fn be16(bytes: &[u8], at: usize) -> u32 {
+    u32::from(u16::from_be_bytes([bytes[at], bytes[at + 1]]))
+}
+
+fn le16(bytes: &[u8], at: usize) -> u32 {
+    u32::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+}
+
+fn le32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+fn le24(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0])
+}
+
+/// PNG: the signature, an IHDR chunk first, at least one IDAT, and an IEND chunk, every chunk
+/// whole with the CRC it carries (decoders refuse a critical chunk whose CRC is wrong).
+fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    const CUT: Fault = "it ends before its IEND chunk";
+    let mut at = 8;
+    let mut size = None;
+    let mut pixels = false;
+    loop {
+        if bytes.len() < at + 12 {
+            return Err(CUT);
+        }
+        let length = be32(bytes, at) as usize;
+        if length > i32::MAX as usize {
+            return Err("a chunk's length is out of range");
+        }
+        let kind = &bytes[at + 4..at + 8];
+        let end = at + 12 + length;
+        if bytes.len() < end {
+            return Err(CUT);
+        }
+        if crc32(&bytes[at + 4..at + 8 + length]) != be32(bytes, at + 8 + length) {
+            return Err("a chunk's CRC does not match its bytes");
+        }
+        let data = &bytes[at + 8..at + 8 + length];
+        match (size, kind) {
+            (None, b"IHDR") if length == 13 => {
+                let (width, height) = (be32(data, 0), be32(data, 4));
+                if width == 0 || height == 0 {
+                    return Err("its IHDR chunk gives no size");
+                }
+                size = Some((width, height));
+            }
+            (None, _) => return Err("it does not start with an IHDR chunk"),
+            (Some(_), b"IDAT") => pixels = true,
+            (Some(size), b"IEND") if pixels => return Ok(size),
+            (Some(_), b"IEND") => return Err("it has no IDAT chunk, so no pixels"),
+            _ => {}
+        }
+        at = end;
+    }
+}
+
+/// JPEG: SOI, marker segments whole, a frame header (SOF) with a size before the first scan,
+/// each scan's entropy-coded data, and an EOI marker.
+fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    const CUT: Fault = "it ends before its EOI marker";
+    let mut at = 2;
+    let mut size = None;
+    loop {
+        if at >= bytes.len() {
+            return Err(CUT);
+        }
+        if bytes[at] != 0xff {
+            return Err("a segment does not start with a marker");
+        }
+        // Any number of 0xFF fill bytes may precede a marker.
+        while at < bytes.len() && bytes[at] == 0xff {
+            at += 1;
+        }
+        let Some(&marker) = bytes.get(at) else {
+            return Err(CUT);
+        };
+        at += 1;
+        match marker {
+            0xd9 => return size.ok_or("it has no frame header (SOF)"),
+            // Standalone markers: no length follows.
+            0x01 | 0xd0..=0xd7 => continue,
+            0x00 | 0xd8 => return Err("a marker is not valid where it stands"),
+            _ => {}
+        }
+        if bytes.len() < at + 2 {
+            return Err(CUT);
+        }
+        let length = be16(bytes, at) as usize;
+        if length < 2 {
+            return Err("a segment's length is out of range");
+        }
+        let end = at + length;
+        if bytes.len() < end {
+            return Err(CUT);
+        }
+        let is_frame = matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc);
+        if is_frame {
+            if length < 8 {
+                return Err("its frame header (SOF) is too short");
+            }
+            let (height, width) = (be16(bytes, at + 3), be16(bytes, at + 5));
+            if width == 0 || height == 0 {
+                return Err("its frame header (SOF) gives no size");
+            }
+            size = Some((width, height));
+        }
+        at = end;
+        if marker == 0xda {
+            if size.is_none() {
+                return Err("a scan comes before its frame header (SOF)");
+            }
+            // Entropy-coded data runs to the next marker that is neither a stuffed 0xFF00
+            // nor a restart marker.
+            loop {
+                let Some(ff) = memchr::memchr(0xff, &bytes[at..]) else {
+                    return Err(CUT);
+                };
+                let next = at + ff + 1;
+                match bytes.get(next) {
+                    None => return Err(CUT),
+                    Some(0x00 | 0xd0..=0xd7) => at = next + 1,
+                    Some(_) => {
+                        at = next - 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// GIF: the header with a size, the colour tables, every block whole, at least one image and
+/// the trailer.
+fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    const CUT: Fault = "it ends before its trailer";
+    if bytes.len() < 13 {
+        return Err(CUT);
+    }
+    let (width, height) = (le16(bytes, 6), le16(bytes, 8));
+    if width == 0 || height == 0 {
+        return Err("its header gives no size");
+    }
+    let table = |packed: u8| {
+        if packed & 0x80 != 0 {
+            3 << ((packed & 7) + 1)
+        } else {
+            0
+        }
+    };
+    let mut at = 13 + table(bytes[10]);
+    let mut images = 0;
+    // Data sub-blocks: a length byte, that many bytes, until a length of 0.
+    let sub_blocks = |mut at: usize| -> Result<usize, Fault> {
+        loop {
+            let Some(&length) = bytes.get(at) else {
+                return Err(CUT);
+            };
+            at += 1 + length as usize;
+            if length == 0 {
+                return Ok(at);
+            }
+        }
+    };
+    loop {
+        match bytes.get(at) {
+            None => return Err(CUT),
+            Some(0x3b) if images > 0 => return Ok((width, height)),
+            Some(0x3b) => return Err("it holds no image"),
+            Some(0x2c) => {
+                if bytes.len() < at + 11 {
+                    return Err(CUT);
+                }
+                // The descriptor, its local colour table, the LZW code size, then the data.
+                at += 10 + table(bytes[at + 9]) + 1;
+                at = sub_blocks(at)?;
+                images += 1;
+            }
+            Some(0x21) => at = sub_blocks(at + 2)?,
+            Some(_) => return Err("a block of an unknown kind stands where a block should start"),
+        }
+    }
+}
+
+/// WebP: a RIFF container no longer than the file, whose chunks fill it exactly, starting with
+/// a VP8, VP8L or VP8X chunk that gives a size, and holding an image (VP8, VP8L or ANMF).
+fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    let end = 8 + le32(bytes, 4) as usize;
+    if bytes.len() < end {
+        return Err("it is shorter than its RIFF header says");
+    }
+    let mut at = 12;
+    let mut size = None;
+    let mut image = false;
+    while at < end {
+        if end < at + 8 {
+            return Err("its last chunk is cut short");
+        }
+        let kind = &bytes[at..at + 4];
+        let length = le32(bytes, at + 4) as usize;
+        let data = at + 8;
+        // A chunk of odd length is followed by one byte of padding.
+        let next = data + length + (length & 1);
+        if end < data + length {
+            return Err("a chunk runs past the end of its RIFF container");
+        }
+        let data = &bytes[data..data + length];
+        if size.is_none() {
+            size = Some(match kind {
+                b"VP8 " if length >= 10 && data[3..6] == [0x9d, 0x01, 0x2a] => {
+                    (le16(data, 6) & 0x3fff, le16(data, 8) & 0x3fff)
+                }
+                b"VP8L" if length >= 5 && data[0] == 0x2f => {
+                    let bits = le32(data, 1);
+                    ((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1)
+                }
+                b"VP8X" if length >= 10 => (le24(data, 4) + 1, le24(data, 7) + 1),
+                _ => return Err("it does not start with a VP8, VP8L or VP8X chunk"),
+            });
+        }
+        image |= matches!(kind, b"VP8 " | b"VP8L" | b"ANMF");
+        at = next;
+    }
+    if at > end {
+        return Err("its last chunk is cut short");
+    }
+    match size {
+        Some((0, _) | (_, 0)) => Err("its first chunk gives no size"),
+        Some(size) if image => Ok(size),
+        _ => Err("it holds no image chunk"),
+    }
+}
+
+/// CRC-32 as PNG computes it (ISO 3309, reflected, polynomial 0xEDB88320).
+fn crc32(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut n = 0;
+        while n < 256 {
+            let mut c = n as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[n] = c;
+            n += 1;
+        }
+        table
+    };
+    !bytes.iter().fold(!0u32, |c, &b| {
+        TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_is_pngs() {
+        // The CRC of an IEND chunk's type, as every PNG ends with it.
+        assert_eq!(crc32(b"IEND"), 0xae42_6082);
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+    }
+
+    #[test]
+    fn signatures_name_their_format() {
+        assert_eq!(Format::sniff(b"\x89PNG\r\n\x1a\n...."), Some(Format::Png));
+        assert_eq!(Format::sniff(b"\xff\xd8\xff\xe0"), Some(Format::Jpeg));
+        assert_eq!(Format::sniff(b"GIF89a"), Some(Format::Gif));
+        assert_eq!(Format::sniff(b"RIFF\0\0\0\0WEBP"), Some(Format::WebP));
+        assert_eq!(Format::sniff(b"RIFF\0\0\0\0WAVE"), None);
+        assert_eq!(Format::sniff(b"<svg xmlns="), None);
+        assert_eq!(Format::sniff(b""), None);
+    }
+
+    #[test]
+    fn a_signature_alone_is_a_fault_and_no_bytes_panic() {
+        for format in [Format::Png, Format::Jpeg, Format::Gif, Format::WebP] {
+            let mut bytes = match format {
+                Format::Png => b"\x89PNG\r\n\x1a\n".to_vec(),
+                Format::Jpeg => b"\xff\xd8\xff".to_vec(),
+                Format::Gif => b"GIF89a".to_vec(),
+                Format::WebP => b"RIFF\x04\0\0\0WEBP".to_vec(),
+            };
+            assert!(format.check(&bytes).is_err(), "{format:?}");
+            // Whatever follows, the walk answers (most of these are faults).
+            for n in 0..4000u32 {
+                let _ = format.check(&bytes);
+                bytes.push((n.wrapping_mul(2_654_435_761) >> 13) as u8);
+            }
+        }
+    }
+}
