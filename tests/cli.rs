@@ -281,6 +281,14 @@ fn with_an_fsmcp_flag_a_limit_outside_its_range_names_its_flag_and_range() {
             &["--max-call-seconds", "86401"],
             "--max-call-seconds must be an integer from 1 to 86400",
         ),
+        (
+            &["--max-image-bytes", "33554433"],
+            "--max-image-bytes must be an integer from 1 to 33554432",
+        ),
+        (
+            &["--tools", "fs", "--max-image-bytes", "0"],
+            "--max-image-bytes must be a positive integer",
+        ),
         // The first one given is named.
         (
             &["--max-read-bytes", "3", "--max-call-seconds", "86401"],

@@ -337,6 +337,10 @@ fn bad_values_name_their_key() {
             "<file>: roots[1].limits.max_result_bytes: must be an integer from 48000 to 1048576",
         ),
         (
+            with("limits", json!({"max_image_bytes": 33554433})),
+            "<file>: roots[1].limits.max_image_bytes: must be an integer from 1 to 33554432",
+        ),
+        (
             with("include", json!([])),
             "<file>: roots[1].include: at least one pattern is required",
         ),

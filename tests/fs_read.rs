@@ -1,6 +1,7 @@
 //! `fs_read`: whole-file text (exact characters, one leading BOM dropped, line endings kept), numbered windows
 //! with a footer, the past-the-end answer, argument refusals, the files it cannot read, the
-//! result budget, and the revision it reports.
+//! result budget, the revision it reports, and windows counted from the end (a negative
+//! offset), held to `tail -n`. Images are `tests/fs_read_images.rs`.
 
 // Tests build their roots with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -254,18 +255,11 @@ fn reads_past_the_end() {
 }
 
 #[test]
-fn an_offset_or_limit_that_is_not_a_positive_integer_is_refused() {
+fn an_offset_or_limit_that_is_not_an_integer_or_a_limit_below_1_is_refused() {
     let tree = log_tree();
     let mut server = fs_server(&tree);
     for name in ["offset", "limit"] {
-        for bad in [
-            json!(0),
-            json!(-1),
-            json!(1.5),
-            json!("3"),
-            json!(true),
-            json!(null),
-        ] {
+        for bad in [json!(0), json!(1.5), json!("3"), json!(true), json!(null)] {
             let message = fs_error(
                 &mut server,
                 "fs_read",
@@ -274,6 +268,12 @@ fn an_offset_or_limit_that_is_not_a_positive_integer_is_refused() {
             assert!(message.contains(name), "{name}={bad}: {message}");
         }
     }
+    let message = fs_error(
+        &mut server,
+        "fs_read",
+        json!({"path": "log.txt", "limit": -1}),
+    );
+    assert!(message.contains("limit"), "{message}");
 }
 
 #[test]
@@ -498,4 +498,354 @@ fn a_failed_read_carries_no_revisions() {
     // fs_error checks that an error result has no structuredContent.
     fs_error(&mut server, "fs_read", json!({"path": "notes"}));
     fs_error(&mut server, "fs_read", json!({"path": "missing"}));
+}
+
+// ---- the end of a file: negative offsets --------------------------------------------------------
+
+/// Lines as a window shows them: split on `\n` (a `\n` ending the text starts no line), one
+/// trailing `\r` removed from each.
+fn as_window_lines(bytes: &[u8]) -> Vec<String> {
+    let text = std::str::from_utf8(bytes).expect("UTF-8");
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+        .iter()
+        .map(|line| line.strip_suffix('\r').unwrap_or(line).to_owned())
+        .collect()
+}
+
+/// `tail -n N` of a file under the tree, as window lines.
+fn tail(tree: &Tree, path: &str, n: u64) -> Vec<String> {
+    let out = std::process::Command::new("tail")
+        .args(["-n", &n.to_string()])
+        .arg(tree.join(path))
+        .output()
+        .expect("tail (coreutils) runs");
+    assert!(out.status.success(), "tail -n {n} {path}");
+    as_window_lines(&out.stdout)
+}
+
+/// A window's numbered lines as `(number, text)`, and its footer.
+fn numbered(answer: &str) -> (Vec<(i64, String)>, String) {
+    let (body, footer) = answer
+        .rsplit_once("\n\n")
+        .unwrap_or_else(|| panic!("no footer: {answer:?}"));
+    let lines = body
+        .split('\n')
+        .map(|line| {
+            let (n, text) = line
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("not numbered: {line:?}"));
+            (n.parse().expect("a line number"), text.to_owned())
+        })
+        .collect();
+    (lines, footer.to_owned())
+}
+
+fn endings_of_small_files() -> Tree {
+    let log: String = log_lines().iter().map(|l| format!("{l}\n")).collect();
+    Tree::new()
+        .file("lf.txt", "one\ntwo\nthree\n")
+        .file("crlf.txt", "one\r\ntwo\r\nthree\r\n")
+        .file("open.txt", "one\ntwo\nthree")
+        .file("blank.txt", "one\ntwo\n\n")
+        .file("blanks.txt", "\n\n\n")
+        .file("single.txt", "only line")
+        .file("newline.txt", "\n")
+        .file("cr.txt", "a\r\nb\nc\r\r\nd")
+        .file("log.txt", log)
+        .file("empty.txt", "")
+}
+
+#[test]
+fn a_negative_offset_reads_the_last_lines_as_tail_does_numbered_from_the_start() {
+    let tree = endings_of_small_files();
+    let mut server = fs_server(&tree);
+    for path in [
+        "lf.txt",
+        "crlf.txt",
+        "open.txt",
+        "blank.txt",
+        "blanks.txt",
+        "single.txt",
+        "newline.txt",
+        "cr.txt",
+        "log.txt",
+    ] {
+        let total = as_window_lines(&tree.bytes(path)).len() as u64;
+        for back in (1..=total + 2).filter(|n| *n <= 5 || *n + 3 >= total) {
+            let answer = read(&mut server, json!({"path": path, "offset": -(back as i64)}));
+            let (lines, footer) = numbered(&answer);
+            let expected = tail(&tree, path, back);
+            let first = total + 1 - expected.len() as u64;
+            assert_eq!(
+                lines.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
+                expected,
+                "{path} -{back}"
+            );
+            let numbers: Vec<i64> = lines.iter().map(|(n, _)| *n).collect();
+            assert_eq!(
+                numbers,
+                (first as i64..=total as i64).collect::<Vec<_>>(),
+                "{path} -{back}"
+            );
+            assert_eq!(footer, format!("[lines {first}-{total} of {total} total]"));
+        }
+    }
+}
+
+#[test]
+fn a_negative_offset_with_a_limit_reads_that_many_lines_from_there() {
+    let tree = endings_of_small_files();
+    let mut server = fs_server(&tree);
+    says_each(
+        &mut server,
+        "fs_read",
+        &[
+            (
+                json!({"path": "log.txt", "offset": -3, "limit": 2}),
+                "898\tevent 898\n899\tevent 899\n\n[lines 898-899 of 900 total]",
+            ),
+            (
+                json!({"path": "log.txt", "offset": -2, "limit": 10}),
+                "899\tevent 899\n900\tevent 900\n\n[lines 899-900 of 900 total]",
+            ),
+            (
+                json!({"path": "log.txt", "offset": -861, "limit": 3}),
+                "40\tconnecting\n41\thandshake ok\n42\tsending 12 frames\n\n[lines 40-42 of 900 total]",
+            ),
+            // Further back than the first line starts at the first line, as tail -n does.
+            (
+                json!({"path": "lf.txt", "offset": -50, "limit": 1}),
+                "1\tone\n\n[lines 1-1 of 3 total]",
+            ),
+            (
+                json!({"path": "empty.txt", "offset": -1}),
+                "'empty.txt' has 0 lines; there is no line -1",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn offset_zero_names_no_line_in_any_spelling() {
+    let tree = log_tree();
+    let mut server = fs_server(&tree);
+    let zero = "offset 0 names no line; offsets count from 1 (the first line), or from -1 (the last line) backwards";
+    for spelling in ["0", "-0", "0.0", "-0.0", "0e3", "-0E-2"] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":7000,"method":"tools/call","params":{{"name":"fs_read","arguments":{{"path":"log.txt","offset":{spelling}}},"_meta":{}}}}}"#,
+            modern_meta()
+        );
+        let response = server.raw_line(&line);
+        let result = &response["result"];
+        assert_eq!(result["isError"], true, "{spelling}: {response}");
+        assert_eq!(result["content"][0]["text"], zero, "{spelling}");
+    }
+    let range = "offset must lie between -9007199254740991 and 9007199254740991";
+    for far in [json!(9_007_199_254_740_992u64), json!(-1e300), json!(1e300)] {
+        assert_eq!(
+            fs_error(&mut server, "fs_read", json!({"path": "log.txt", "offset": far})),
+            range,
+            "{far}"
+        );
+    }
+    // The largest offsets that are counts of lines are read.
+    says_each(
+        &mut server,
+        "fs_read",
+        &[
+            (
+                json!({"path": "log.txt", "offset": 9_007_199_254_740_991u64}),
+                "'log.txt' has 900 lines; offset 9007199254740991 is past the end",
+            ),
+            (
+                json!({"path": "log.txt", "offset": -9_007_199_254_740_991i64, "limit": 1}),
+                "1\tevent 1\n\n[lines 1-1 of 900 total]",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_counted_tail_reports_the_whole_file_revision() {
+    let tree = log_tree();
+    let bytes = tree.bytes("log.txt");
+    let mut server = fs_server(&tree);
+    let structured = fs_revisions(&mut server, "fs_read", json!({"path": "log.txt", "offset": -5}));
+    assert_eq!(revision(&structured, "path"), file_revision(&bytes));
+}
+
+/// Lines enough to make a file over 8 MiB, each ending in `ending`.
+fn filler(ending: &str) -> String {
+    (0..450_000)
+        .map(|n| format!("filler line {n:07}{ending}"))
+        .collect()
+}
+
+/// Four files over 8 MiB that end as the small ones do.
+fn endings_of_large_files() -> Tree {
+    let lf = filler("\n");
+    let tree = Tree::new()
+        .file("lf.log", format!("{lf}one\ntwo\nthree\n"))
+        .file("crlf.log", format!("{}one\r\ntwo\r\nthree\r\n", filler("\r\n")))
+        .file("open.log", format!("{lf}one\ntwo\nthree"))
+        .file("blank.log", format!("{lf}one\ntwo\n\n"));
+    for path in ["lf.log", "crlf.log", "open.log", "blank.log"] {
+        assert!(tree.bytes(path).len() > 8 << 20, "{path}");
+    }
+    tree
+}
+
+fn from_the_end(first: u64, last: u64, rest: &str) -> String {
+    format!("[lines -{first} to -{last} of a file over 8 MiB, counted from its end; {rest}]")
+}
+
+#[test]
+fn a_large_file_is_read_from_its_end_numbered_from_the_end_as_tail_reads_it() {
+    let tree = endings_of_large_files();
+    let mut server = fs_server(&tree);
+    for path in ["lf.log", "crlf.log", "open.log", "blank.log"] {
+        for back in [1u64, 2, 3, 4, 10] {
+            let answer = read(&mut server, json!({"path": path, "offset": -(back as i64)}));
+            let (lines, footer) = numbered(&answer);
+            assert_eq!(
+                lines.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
+                tail(&tree, path, back),
+                "{path} -{back}"
+            );
+            let numbers: Vec<i64> = lines.iter().map(|(n, _)| *n).collect();
+            assert_eq!(numbers, (-(back as i64)..=-1).collect::<Vec<_>>());
+            assert_eq!(
+                footer,
+                from_the_end(back, 1, &format!("earlier lines: offset -{}, limit {back}", 2 * back))
+            );
+        }
+    }
+}
+
+#[test]
+fn the_earlier_lines_of_a_large_file_follow_its_footer() {
+    let tree = endings_of_large_files();
+    let mut server = fs_server(&tree);
+    says_each(
+        &mut server,
+        "fs_read",
+        &[
+            (
+                json!({"path": "lf.log", "offset": -4, "limit": 2}),
+                "-4\tfiller line 0449999\n-3\tone\n\n[lines -4 to -3 of a file over 8 MiB, counted from its end; earlier lines: offset -6, limit 2]",
+            ),
+            (
+                json!({"path": "lf.log", "offset": -6, "limit": 2}),
+                "-6\tfiller line 0449997\n-5\tfiller line 0449998\n\n[lines -6 to -5 of a file over 8 MiB, counted from its end; earlier lines: offset -8, limit 2]",
+            ),
+            (
+                json!({"path": "blank.log", "offset": -1}),
+                "-1\t\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_tail_larger_than_one_answer_says_where_to_continue() {
+    let tree = endings_of_large_files();
+    let mut server = fs_server(&tree);
+    let mut back = 5000u64;
+    let mut read_lines = Vec::new();
+    // Each window fits the result limit and continues where the last one stopped.
+    while read_lines.len() < 5000 {
+        let result = server.call_result("fs_read", json!({"path": "lf.log", "offset": -(back as i64)}));
+        let size = serde_json::to_string(&result).expect("serialize").len();
+        assert!(size <= 48_000, "a result of {size} bytes");
+        let answer = result["content"][0]["text"].as_str().expect("text");
+        let (lines, footer) = numbered(answer);
+        let end = back - lines.len() as u64 + 1;
+        assert_eq!(lines[0].0, -(back as i64));
+        if end > 1 {
+            assert_eq!(
+                footer,
+                from_the_end(
+                    back,
+                    end,
+                    &format!(
+                        "the window is larger than one answer: continue with offset -{}",
+                        end - 1
+                    )
+                )
+            );
+        }
+        read_lines.extend(lines.into_iter().map(|(_, t)| t));
+        back = end - 1;
+    }
+    assert_eq!(read_lines, tail(&tree, "lf.log", 5000));
+}
+
+#[test]
+fn a_large_file_whose_start_the_tail_reaches_is_counted() {
+    let long = "x".repeat(9 << 20);
+    let tree = Tree::new()
+        .file("one.log", &long)
+        .file("two.log", format!("{long}\nshort\n"));
+    let mut server = fs_server(&tree);
+    let too_long = |line: &str| {
+        format!(
+            "[line {line} does not fit, as one answer holds at most 48000 bytes (the result limit); find what you need in it with fs_grep, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+        )
+    };
+    says_each(
+        &mut server,
+        "fs_read",
+        &[
+            (json!({"path": "one.log", "offset": -1}), &too_long("1 of 1 total")),
+            (
+                json!({"path": "two.log", "offset": -1}),
+                "-1\tshort\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]",
+            ),
+            (json!({"path": "two.log", "offset": -2}), &too_long("1 of 2 total")),
+        ],
+    );
+}
+
+#[test]
+fn a_tail_of_a_large_file_checks_only_the_bytes_it_reads() {
+    let lf = filler("\n");
+    let tree = Tree::new()
+        .file("bad-end.log", [lf.as_bytes(), b"caf\xe9\n".as_slice()].concat())
+        .file("bad-start.log", [b"\xff\n".as_slice(), lf.as_bytes(), b"end\n"].concat());
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "bad-end.log", "offset": -1})),
+        "'bad-end.log' is not UTF-8 text"
+    );
+    assert_eq!(
+        read(&mut server, json!({"path": "bad-start.log", "offset": -1})),
+        "-1\tend\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]"
+    );
+    // Read whole, it is not text.
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "bad-start.log"})),
+        "'bad-start.log' is not UTF-8 text"
+    );
+}
+
+#[test]
+fn a_tail_of_a_large_file_reports_the_revision_only_when_already_known() {
+    let text = format!("{}last\n", filler("\n"));
+    let tree = Tree::new().file("big.log", &text);
+    let created = Instant::now();
+    let mut server = fs_server(&tree);
+    let tail_args = json!({"path": "big.log", "offset": -1});
+    // Hashing would read the whole file, so a first tail does not know it.
+    let structured = fs_revisions(&mut server, "fs_read", tail_args.clone());
+    assert_eq!(revision(&structured, "path"), ("unknown".to_owned(), None));
+    // A read from the start hashes it; once the file has settled, the tail reuses that.
+    let structured = fs_revisions(&mut server, "fs_read", json!({"path": "big.log", "limit": 1}));
+    assert_eq!(revision(&structured, "path"), file_revision(&text));
+    std::thread::sleep(Duration::from_millis(2300).saturating_sub(created.elapsed()));
+    let structured = fs_revisions(&mut server, "fs_read", tail_args);
+    assert_eq!(revision(&structured, "path"), file_revision(&text));
 }

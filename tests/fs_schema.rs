@@ -50,7 +50,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
             "read",
             vec![
                 required("path", "string"),
-                ranged(optional("offset", "integer", None), 1, None),
+                optional("offset", "integer", None),
                 ranged(optional("limit", "integer", None), 1, None),
             ],
             vec!["path"],

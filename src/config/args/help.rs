@@ -127,6 +127,7 @@ mod tests {
             "4194304",
             "9007199254740991",
             "16384",
+            "5242880",
         ] {
             assert!(text.contains(&format!("Default {default}.")), "{default}");
         }
