@@ -647,7 +647,11 @@ fn offset_zero_names_no_line_in_any_spelling() {
     let range = "offset must lie between -9007199254740991 and 9007199254740991";
     for far in [json!(9_007_199_254_740_992u64), json!(-1e300), json!(1e300)] {
         assert_eq!(
-            fs_error(&mut server, "fs_read", json!({"path": "log.txt", "offset": far})),
+            fs_error(
+                &mut server,
+                "fs_read",
+                json!({"path": "log.txt", "offset": far})
+            ),
             range,
             "{far}"
         );
@@ -674,7 +678,11 @@ fn a_counted_tail_reports_the_whole_file_revision() {
     let tree = log_tree();
     let bytes = tree.bytes("log.txt");
     let mut server = fs_server(&tree);
-    let structured = fs_revisions(&mut server, "fs_read", json!({"path": "log.txt", "offset": -5}));
+    let structured = fs_revisions(
+        &mut server,
+        "fs_read",
+        json!({"path": "log.txt", "offset": -5}),
+    );
     assert_eq!(revision(&structured, "path"), file_revision(&bytes));
 }
 
@@ -690,7 +698,10 @@ fn endings_of_large_files() -> Tree {
     let lf = filler("\n");
     let tree = Tree::new()
         .file("lf.log", format!("{lf}one\ntwo\nthree\n"))
-        .file("crlf.log", format!("{}one\r\ntwo\r\nthree\r\n", filler("\r\n")))
+        .file(
+            "crlf.log",
+            format!("{}one\r\ntwo\r\nthree\r\n", filler("\r\n")),
+        )
         .file("open.log", format!("{lf}one\ntwo\nthree"))
         .file("blank.log", format!("{lf}one\ntwo\n\n"));
     for path in ["lf.log", "crlf.log", "open.log", "blank.log"] {
@@ -720,7 +731,11 @@ fn a_large_file_is_read_from_its_end_numbered_from_the_end_as_tail_reads_it() {
             assert_eq!(numbers, (-(back as i64)..=-1).collect::<Vec<_>>());
             assert_eq!(
                 footer,
-                from_the_end(back, 1, &format!("earlier lines: offset -{}, limit {back}", 2 * back))
+                from_the_end(
+                    back,
+                    1,
+                    &format!("earlier lines: offset -{}, limit {back}", 2 * back)
+                )
             );
         }
     }
@@ -758,7 +773,10 @@ fn a_tail_larger_than_one_answer_says_where_to_continue() {
     let mut read_lines = Vec::new();
     // Each window fits the result limit and continues where the last one stopped.
     while read_lines.len() < 5000 {
-        let result = server.call_result("fs_read", json!({"path": "lf.log", "offset": -(back as i64)}));
+        let result = server.call_result(
+            "fs_read",
+            json!({"path": "lf.log", "offset": -(back as i64)}),
+        );
         let size = serde_json::to_string(&result).expect("serialize").len();
         assert!(size <= 48_000, "a result of {size} bytes");
         let answer = result["content"][0]["text"].as_str().expect("text");
@@ -800,12 +818,18 @@ fn a_large_file_whose_start_the_tail_reaches_is_counted() {
         &mut server,
         "fs_read",
         &[
-            (json!({"path": "one.log", "offset": -1}), &too_long("1 of 1 total")),
+            (
+                json!({"path": "one.log", "offset": -1}),
+                &too_long("1 of 1 total"),
+            ),
             (
                 json!({"path": "two.log", "offset": -1}),
                 "-1\tshort\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]",
             ),
-            (json!({"path": "two.log", "offset": -2}), &too_long("1 of 2 total")),
+            (
+                json!({"path": "two.log", "offset": -2}),
+                &too_long("1 of 2 total"),
+            ),
         ],
     );
 }
@@ -814,11 +838,21 @@ fn a_large_file_whose_start_the_tail_reaches_is_counted() {
 fn a_tail_of_a_large_file_checks_only_the_bytes_it_reads() {
     let lf = filler("\n");
     let tree = Tree::new()
-        .file("bad-end.log", [lf.as_bytes(), b"caf\xe9\n".as_slice()].concat())
-        .file("bad-start.log", [b"\xff\n".as_slice(), lf.as_bytes(), b"end\n"].concat());
+        .file(
+            "bad-end.log",
+            [lf.as_bytes(), b"caf\xe9\n".as_slice()].concat(),
+        )
+        .file(
+            "bad-start.log",
+            [b"\xff\n".as_slice(), lf.as_bytes(), b"end\n"].concat(),
+        );
     let mut server = fs_server(&tree);
     assert_eq!(
-        fs_error(&mut server, "fs_read", json!({"path": "bad-end.log", "offset": -1})),
+        fs_error(
+            &mut server,
+            "fs_read",
+            json!({"path": "bad-end.log", "offset": -1})
+        ),
         "'bad-end.log' is not UTF-8 text"
     );
     assert_eq!(
@@ -843,7 +877,11 @@ fn a_tail_of_a_large_file_reports_the_revision_only_when_already_known() {
     let structured = fs_revisions(&mut server, "fs_read", tail_args.clone());
     assert_eq!(revision(&structured, "path"), ("unknown".to_owned(), None));
     // A read from the start hashes it; once the file has settled, the tail reuses that.
-    let structured = fs_revisions(&mut server, "fs_read", json!({"path": "big.log", "limit": 1}));
+    let structured = fs_revisions(
+        &mut server,
+        "fs_read",
+        json!({"path": "big.log", "limit": 1}),
+    );
     assert_eq!(revision(&structured, "path"), file_revision(&text));
     std::thread::sleep(Duration::from_millis(2300).saturating_sub(created.elapsed()));
     let structured = fs_revisions(&mut server, "fs_read", tail_args);

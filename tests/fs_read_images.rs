@@ -195,7 +195,11 @@ fn webp(width: u32, height: u32) -> Vec<u8> {
 /// then an image block, nothing else.
 fn image_read(server: &mut Server, args: Value) -> (String, Value, Value) {
     let result = server.call_result("fs_read", args.clone());
-    assert_ne!(result.get("isError"), Some(&json!(true)), "{args}: {result}");
+    assert_ne!(
+        result.get("isError"),
+        Some(&json!(true)),
+        "{args}: {result}"
+    );
     let content = result["content"].as_array().expect("content");
     assert_eq!(content.len(), 2, "{args}: a text and an image: {result}");
     assert_eq!(content[0]["type"], "text", "{args}: {result}");
@@ -237,7 +241,11 @@ fn each_format_comes_back_as_its_image_with_a_line_and_the_revision() {
         );
         assert_eq!(image["mimeType"], *mime, "{path}");
         assert_eq!(image["data"], base64(bytes), "{path}");
-        assert_eq!(revision(&structured, "path"), file_revision(bytes), "{path}");
+        assert_eq!(
+            revision(&structured, "path"),
+            file_revision(bytes),
+            "{path}"
+        );
     }
 }
 
@@ -252,7 +260,10 @@ fn an_image_larger_than_the_result_limit_still_comes_back_whole() {
     let (text, image, _) = image_read(&mut server, json!({"path": "big.png"}));
     assert_eq!(
         text,
-        format!("'big.png': image/png, 200x100 pixels, {} bytes", bytes.len())
+        format!(
+            "'big.png': image/png, 200x100 pixels, {} bytes",
+            bytes.len()
+        )
     );
     assert_eq!(image["data"], base64(&bytes));
 }
@@ -411,7 +422,11 @@ fn an_image_cut_short_or_damaged_is_refused_naming_what_is_wrong() {
 #[test]
 fn a_png_whose_first_chunk_is_not_ihdr_is_refused() {
     let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    png_chunk(&mut out, b"IDAT", &[0x78, 0x01, 0x01, 0, 0, 0xff, 0xff, 0, 0, 0, 1]);
+    png_chunk(
+        &mut out,
+        b"IDAT",
+        &[0x78, 0x01, 0x01, 0, 0, 0xff, 0xff, 0, 0, 0, 1],
+    );
     png_chunk(&mut out, b"IEND", &[]);
     let tree = Tree::new().file("odd.png", &out);
     let mut server = fs_server(&tree);

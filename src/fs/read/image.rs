@@ -355,6 +355,93 @@ mod tests {
         assert_eq!(Format::sniff(b""), None);
     }
 
+    /// A JPEG's head up to its first scan's header, for a `width` x `height` frame.
+    fn jpeg_head(width: u8, height: u8) -> Vec<u8> {
+        let mut out = vec![0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, b'J', b'F'];
+        out.extend_from_slice(&[
+            0xff, 0xc2, 0x00, 0x0b, 8, 0, height, 0, width, 1, 1, 0x11, 0,
+        ]);
+        out.extend_from_slice(&[0xff, 0xda, 0x00, 0x08, 1, 1, 0, 0, 63, 0]);
+        out
+    }
+
+    #[test]
+    fn jpeg_scans_pass_over_stuffed_bytes_restart_markers_and_fill() {
+        let mut bytes = jpeg_head(3, 2);
+        // Stuffed 0xFF00, a restart marker, then fill bytes before a second scan.
+        bytes.extend_from_slice(&[0x12, 0xff, 0x00, 0x34, 0xff, 0xd3, 0x56, 0xff, 0xff]);
+        bytes.extend_from_slice(&[0xda, 0x00, 0x08, 1, 1, 0, 0, 63, 0, 0x78, 0xff, 0xd9]);
+        assert_eq!(Format::Jpeg.check(&bytes), Ok((3, 2)));
+        // Bytes after EOI are left to the decoder, which ignores them.
+        bytes.extend_from_slice(b"trailing");
+        assert_eq!(Format::Jpeg.check(&bytes), Ok((3, 2)));
+        let cut = &bytes[..bytes.len() - 10];
+        assert_eq!(
+            Format::Jpeg.check(cut),
+            Err("it ends before its EOI marker")
+        );
+        let mut no_frame = jpeg_head(3, 2);
+        no_frame.drain(8..21);
+        assert_eq!(
+            Format::Jpeg.check(&no_frame),
+            Err("a scan comes before its frame header (SOF)")
+        );
+        let mut no_size = jpeg_head(0, 2);
+        no_size.extend_from_slice(&[0xff, 0xd9]);
+        assert_eq!(
+            Format::Jpeg.check(&no_size),
+            Err("its frame header (SOF) gives no size")
+        );
+    }
+
+    fn riff(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+        let mut body = b"WEBP".to_vec();
+        for (kind, data) in chunks {
+            body.extend_from_slice(*kind);
+            body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            body.extend_from_slice(data);
+            if data.len() % 2 == 1 {
+                body.push(0);
+            }
+        }
+        let mut out = b"RIFF".to_vec();
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    #[test]
+    fn webp_sizes_come_from_each_first_chunk_kind() {
+        let lossy = [0, 0, 0, 0x9d, 0x01, 0x2a, 40, 0, 30, 0];
+        assert_eq!(
+            Format::WebP.check(&riff(&[(b"VP8 ", &lossy)])),
+            Ok((40, 30))
+        );
+        let extended = [0, 0, 0, 0, 99, 0, 0, 49, 0, 0];
+        assert_eq!(
+            Format::WebP.check(&riff(&[
+                (b"VP8X", &extended),
+                (b"ANIM", &[0; 6]),
+                (b"ANMF", &[0; 16])
+            ])),
+            Ok((100, 50))
+        );
+        assert_eq!(
+            Format::WebP.check(&riff(&[(b"VP8X", &extended), (b"EXIF", b"odd")])),
+            Err("it holds no image chunk")
+        );
+        assert_eq!(
+            Format::WebP.check(&riff(&[(b"ALPH", &[0; 4])])),
+            Err("it does not start with a VP8, VP8L or VP8X chunk")
+        );
+        let mut cut = riff(&[(b"VP8 ", &lossy)]);
+        cut[4] -= 2;
+        assert_eq!(
+            Format::WebP.check(&cut),
+            Err("a chunk runs past the end of its RIFF container")
+        );
+    }
+
     #[test]
     fn a_signature_alone_is_a_fault_and_no_bytes_panic() {
         for format in [Format::Png, Format::Jpeg, Format::Gif, Format::WebP] {
