@@ -4,9 +4,9 @@
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
 //! keeps only what the answer shows, so memory stays bounded whatever the file size. A negative
 //! offset counts from the end: a file up to [`COUNTED_TAIL_BYTES`] is counted first, so its
-//! lines keep their numbers; a larger one is read backwards from its end in blocks (`tail`) and
-//! its lines are numbered from the end. An image (`image`) is read whole, up to
-//! `--max-image-bytes`.
+//! lines keep their numbers; a larger one is read backwards from its end in blocks
+//! ([`tail_start`]) and its lines are numbered from the end. An image (`image`) is read whole,
+//! up to `--max-image-bytes`.
 
 mod image;
 
