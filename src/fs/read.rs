@@ -35,7 +35,7 @@ pub(super) fn tool() -> Tool<Fs> {
     super::tool(
         Kind::Observer,
         "read",
-        "Read a text file",
+        "Read a file",
         "Reads a UTF-8 text file under the root. Without offset or limit: the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text' and a footer saying how to continue; strip the numbers before quoting text to edit. A PNG, JPEG, GIF or WebP file comes back as an image.",
         object_schema(
             vec![
