@@ -557,6 +557,7 @@ fn endings_of_small_files() -> Tree {
         .file("cr.txt", "a\r\nb\nc\r\r\nd")
         .file("log.txt", log)
         .file("empty.txt", "")
+        .file("long.txt", "y".repeat(100_000))
 }
 
 #[test]
@@ -624,6 +625,11 @@ fn a_negative_offset_with_a_limit_reads_that_many_lines_from_there() {
             (
                 json!({"path": "empty.txt", "offset": -1}),
                 "'empty.txt' has 0 lines; there is no line -1",
+            ),
+            // One line longer than an answer: the notice any window gives.
+            (
+                json!({"path": "long.txt", "offset": -1}),
+                "[line 1 of 1 total does not fit, as one answer holds at most 48000 bytes (the result limit); find what you need in it with fs_grep, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
             ),
         ],
     );
