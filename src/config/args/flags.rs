@@ -33,7 +33,7 @@ const PTC_FLAGS: [&str; 7] = [
 ];
 
 /// The flags only fsmcp has, besides the HTTP limit flags.
-const OWN_FLAGS: [&str; 15] = [
+const OWN_FLAGS: [&str; 16] = [
     "--tools",
     "--prefix",
     "--read-only",
