@@ -22,7 +22,7 @@ const PTC_TOOLS: [&str; 5] = [
     "write_text_file",
 ];
 /// The fs base names that modify files.
-const FS_MUTATORS: [&str; 5] = ["write", "edit", "mkdir", "move", "delete"];
+const FS_MUTATORS: [&str; 6] = ["write", "edit", "mkdir", "move", "copy", "delete"];
 
 fn path_str(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")

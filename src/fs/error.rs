@@ -164,6 +164,42 @@ pub enum FsError {
         "Directory '{0}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
     )]
     MoveUnserved(String),
+    /// `copy` of or onto the root.
+    #[error("The root itself cannot be copied or replaced")]
+    CopyRoot,
+    /// A directory copy whose tree holds what the root does not serve, here or there.
+    #[error(
+        "Directory '{0}' holds entries this root does not serve, here or at the destination; copy refuses to carry what it cannot show"
+    )]
+    CopyUnserved(String),
+    /// A FIFO, socket or device met by `copy`.
+    #[error(
+        "'{0}' is a FIFO, socket or device; copy copies only files, directories and symbolic links"
+    )]
+    CopySpecial(String),
+    /// A link `copy` would create leading outside the root from its new place.
+    #[error(
+        "'{0}' is a symbolic link that would lead outside the root from its new place; copy refuses to create it"
+    )]
+    CopyLinkOutside(String),
+    /// A copy writing more than one copy may.
+    #[error(
+        "Copying '{path}' would write {bytes} bytes, more than one copy writes ({max} at most){advice}",
+        advice = if *directory { "; copy the directories below it one at a time" } else { "" }
+    )]
+    CopyTooLarge {
+        /// The source as given.
+        path: String,
+        /// The bytes it holds.
+        bytes: u64,
+        /// The most one copy writes.
+        max: u64,
+        /// Whether the source is a directory (whose parts can be copied one by one).
+        directory: bool,
+    },
+    /// A copy whose source changed while it was being copied; nothing was copied.
+    #[error("'{0}' changed while it was being copied, so nothing was copied; call again")]
+    CopyRaced(String),
     /// A recursive delete that met entries appearing after its check, and left them.
     #[error(
         "'{0}' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again"

@@ -10,11 +10,12 @@
 //!
 //! Each tool is one file (or folder) holding its schema, typed arguments and operation:
 //! `read`, `write`, `edit`, `list`, `glob`, `grep/`, `map/`, `symbols`, `stat`, `mkdir`, `move_path`,
-//! `delete`. What they share: `locate` (a path argument to a location, worded for the model),
+//! `copy`, `delete`. What they share: `locate` (a path argument to a location, worded for the model),
 //! `answer` (the answer, its budget and notices), `revision`, `file_glob`, `shown`,
 //! `published` and `error` (the set's wording).
 
 mod answer;
+mod copy;
 mod delete;
 mod edit;
 mod error;
@@ -108,6 +109,7 @@ impl Fs {
             stat::tool(),
             mkdir::tool(),
             move_path::tool(),
+            copy::tool(),
             delete::tool(),
         ];
         tools

@@ -27,15 +27,15 @@ use super::{Server, Tree, each_case, error_text, sha256_hex};
 pub const SCHEME: &str = "sha256-v1";
 /// The token of a path that does not exist.
 pub const ABSENT: &str = "sha256-v1:absent";
-/// The fs tools in their published order, `map` left out (it arrives separately).
-pub const FS_TOOLS: [&str; 12] = [
+/// The fs tools in their published order.
+pub const FS_TOOLS: [&str; 13] = [
     "read", "write", "edit", "list", "glob", "grep", "map", "symbols", "stat", "mkdir", "move",
-    "delete",
+    "copy", "delete",
 ];
 /// The reading tools among [`FS_TOOLS`], in published order.
 pub const FS_READERS: [&str; 7] = ["read", "list", "glob", "grep", "map", "symbols", "stat"];
 /// The mutating tools.
-pub const FS_MUTATORS: [&str; 5] = ["write", "edit", "mkdir", "move", "delete"];
+pub const FS_MUTATORS: [&str; 6] = ["write", "edit", "mkdir", "move", "copy", "delete"];
 
 /// Starts a server offering the fs tools over the whole tree.
 pub fn fs_server(tree: &Tree) -> Server {

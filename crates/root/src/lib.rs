@@ -12,6 +12,8 @@
 //!   following or blocking, by one `openat2` from the root's descriptor, and return a
 //!   [`ReadFile`].
 //! * [`Root::replace_file`] commits a write atomically (temp file, fsync, rename).
+//! * [`Root::copy_entry`] and [`Root::copy_tree`] copy without overwriting, each new entry
+//!   synced and put in place by one no-replace rename.
 //!
 //! ```no_run
 //! use fsmcp_root::limits::Limits;
@@ -22,6 +24,7 @@
 //! println!("{} files served", files.len());
 //! ```
 
+mod copy;
 mod deadline;
 mod dir;
 mod error;
@@ -41,6 +44,7 @@ pub mod workers;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
+pub use copy::{Copied, CopyError, MAX_COPY_BYTES};
 pub use deadline::{
     Call, Progress, check as check_deadline, current as current_call, with_deadline,
 };

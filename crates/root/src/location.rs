@@ -5,7 +5,7 @@
 //! looks at the file in that directory, then opens its link-free path by one `openat2` from
 //! the root's descriptor, which must reach the file it looked at.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::rc::Rc;
 
 use rustix::fs::{AtFlags, FileType, Mode, RenameFlags, Stat};
@@ -236,6 +236,16 @@ impl Location {
         &self.path
     }
 
+    /// The descriptor of the directory holding this location.
+    pub(crate) fn dir(&self) -> BorrowedFd<'_> {
+        self.dir.as_fd()
+    }
+
+    /// The name of this location in its directory (`None` for the root).
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
     /// Whether this is the root itself.
     pub fn is_root(&self) -> bool {
         self.name.is_none()
@@ -352,15 +362,30 @@ impl Location {
 /// removes exactly this and nothing that appeared after it.
 #[derive(Debug)]
 pub struct SeenTree {
-    dirs: Vec<SeenDir>,
+    pub(crate) dirs: Vec<SeenDir>,
 }
 
 #[derive(Debug)]
-struct SeenDir {
-    name: String,
-    inode: (u64, u64),
-    entries: Vec<(String, (u64, u64))>,
-    subdirs: Vec<usize>,
+pub(crate) struct SeenDir {
+    pub(crate) name: String,
+    pub(crate) inode: (u64, u64),
+    /// Permission bits, which a copy keeps.
+    pub(crate) mode: u32,
+    pub(crate) entries: Vec<SeenEntry>,
+    pub(crate) subdirs: Vec<usize>,
+}
+
+/// One entry a tree check saw that is not a directory.
+#[derive(Debug)]
+pub(crate) struct SeenEntry {
+    pub(crate) name: String,
+    pub(crate) inode: (u64, u64),
+    /// What a copy needs to keep it and notice a change: kind, identity, mode.
+    pub(crate) kind: FileType,
+    pub(crate) identity: Identity,
+    pub(crate) mode: u32,
+    /// A link's target text, read as the check saw the link.
+    pub(crate) target: Option<Vec<u8>>,
 }
 
 impl SeenTree {
@@ -385,9 +410,15 @@ pub enum Removal {
     LeftUnseen,
 }
 
-fn inode_of(stat: &Stat) -> (u64, u64) {
+pub(crate) fn inode_of(stat: &Stat) -> (u64, u64) {
     let identity = Identity::of(stat);
     (identity.dev, identity.ino)
+}
+
+/// The permission bits of a `stat` result.
+#[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
+fn mode_of(stat: &Stat) -> u32 {
+    stat.st_mode as u32 & 0o7777
 }
 
 impl Root {
@@ -405,6 +436,7 @@ impl Root {
         let mut dirs = vec![SeenDir {
             name: String::new(),
             inode: inode_of(&top_stat),
+            mode: mode_of(&top_stat),
             entries: Vec::new(),
             subdirs: Vec::new(),
         }];
@@ -446,13 +478,26 @@ impl Root {
                     return Ok(None);
                 }
                 if !is_dir {
-                    dirs[index].entries.push((name, inode_of(&stat)));
+                    let kind = file_type(&stat);
+                    let target = (kind == FileType::Symlink)
+                        .then(|| rustix::fs::readlinkat(&*dir, name.as_str(), Vec::new()).ok())
+                        .flatten()
+                        .map(|t| t.into_bytes());
+                    dirs[index].entries.push(SeenEntry {
+                        inode: inode_of(&stat),
+                        kind,
+                        identity: Identity::of(&stat),
+                        mode: mode_of(&stat),
+                        target,
+                        name,
+                    });
                     continue;
                 }
                 let sub_index = dirs.len();
                 dirs.push(SeenDir {
                     name,
                     inode: inode_of(&stat),
+                    mode: mode_of(&stat),
                     entries: Vec::new(),
                     subdirs: Vec::new(),
                 });
@@ -481,7 +526,7 @@ impl Root {
         while let Some((index, dir, next)) = frames.last_mut() {
             let record = &seen.dirs[*index];
             if *next == 0 {
-                for (name, inode) in &record.entries {
+                for SeenEntry { name, inode, .. } in &record.entries {
                     let still_seen = lstat_at(&*dir, name).is_some_and(|s| inode_of(&s) == *inode);
                     if !still_seen
                         || rustix::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_err()

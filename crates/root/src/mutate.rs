@@ -91,13 +91,21 @@ pub(crate) fn replace_in(
     Ok(())
 }
 
+/// A fresh random name of the reserved temp form, which no walk shows and no path names.
+pub(crate) fn temp_name() -> Result<String, RootError> {
+    let mut random = [0u8; 8];
+    getrandom::fill(&mut random).map_err(|_| RootError::WriteFailed)?;
+    let suffix: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("{TEMP_PREFIX}{suffix}{TEMP_SUFFIX}"))
+}
+
 /// Creates a fresh temp file in `dir` under a reserved name no walk shows.
-fn create_temp(dir: impl AsFd + Copy, mode: u32) -> Result<(String, OwnedFd), RootError> {
+pub(crate) fn create_temp(
+    dir: impl AsFd + Copy,
+    mode: u32,
+) -> Result<(String, OwnedFd), RootError> {
     for _ in 0..16 {
-        let mut random = [0u8; 8];
-        getrandom::fill(&mut random).map_err(|_| RootError::WriteFailed)?;
-        let suffix: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        let name = format!("{TEMP_PREFIX}{suffix}{TEMP_SUFFIX}");
+        let name = temp_name()?;
         match rustix::fs::openat(
             dir,
             name.as_str(),
@@ -112,7 +120,7 @@ fn create_temp(dir: impl AsFd + Copy, mode: u32) -> Result<(String, OwnedFd), Ro
     Err(RootError::WriteFailed)
 }
 
-fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), RootError> {
+pub(crate) fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), RootError> {
     while !bytes.is_empty() {
         match rustix::io::write(fd, bytes) {
             Ok(0) => return Err(RootError::WriteFailed),

@@ -28,6 +28,13 @@ impl Root {
         if !self.follow_symlinks {
             return Ok(path.clone());
         }
+        self.chase(path, follow_last)
+    }
+
+    /// The link-free path `path` names, following every link on the way as
+    /// [`Root::resolve`] does with `--follow-symlinks`, whether or not this root follows links
+    /// (a copy asks where a link it would create leads).
+    pub(crate) fn chase(&self, path: &RelPath, follow_last: bool) -> Result<RelPath, ChainError> {
         // As realpath does: `resolved` holds only real directories (each with its descriptor),
         // so a `..` met later climbs where the walk physically is, never lexically across a
         // link. `pending` holds what is still to walk, a link's target spliced in front.
@@ -92,7 +99,7 @@ impl Root {
 
     /// For an absolute link target: the part below the root's own path (`Some`), or a refusal
     /// when it lies elsewhere. `None` for a relative target.
-    fn absolute_target(&self, target: &str) -> Result<Option<String>, ChainError> {
+    pub(crate) fn absolute_target(&self, target: &str) -> Result<Option<String>, ChainError> {
         if !target.starts_with('/') {
             return Ok(None);
         }

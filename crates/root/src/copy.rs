@@ -1,0 +1,500 @@
+//! Copying inside the root: a file, a symbolic link, or a directory tree a tree check saw.
+//!
+//! Nothing is ever overwritten and nothing is left half made under the destination's name. A
+//! file is written to a temp file beside the destination, synced, and renamed into place with
+//! `RENAME_NOREPLACE`; a link is created in one `symlinkat`, which fails on an existing name; a
+//! tree is built whole under a reserved temp name beside the destination (each file and
+//! directory synced), then renamed into place with `RENAME_NOREPLACE`. A crash can leave
+//! only such a temp entry behind, which no tool shows or names. Every source entry is opened
+//! without following a link and must still be the one the check saw; a change stops the copy
+//! and discards what it built.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
+
+use super::dir::{file_type, lstat_at, open_dir_at};
+use super::location::{SeenEntry, inode_of};
+use super::{Identity, Location, Node, RelPath, Root, RootError, SeenTree};
+
+/// The most bytes one copy writes: a copy doubles what it carries on disk, and no argument
+/// of its own bounds it.
+pub const MAX_COPY_BYTES: u64 = 1 << 30;
+
+/// Permission bits a copy keeps: read, write and execute for each class, and the sticky bit.
+/// Set-user-ID and set-group-ID are dropped, as `cp` drops them without `--preserve`.
+const KEPT_BITS: u32 = 0o1777;
+
+/// Most bytes one `copy_file_range` call moves, so the deadline is checked in between.
+const CHUNK: usize = 8 << 20;
+
+/// Why a copy copied nothing. Paths are below the source (empty for the source itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CopyError {
+    /// Something stands at the destination.
+    Exists,
+    /// The source changed after it was checked.
+    Changed,
+    /// A FIFO, socket or device.
+    Special(String),
+    /// A link whose target would lead outside the root from its new place.
+    LinkOutside(String),
+    /// A file larger than `--max-file-bytes`.
+    FileTooLarge(String),
+    /// The source holds more than [`MAX_COPY_BYTES`] (the bytes it holds).
+    TooManyBytes(u64),
+    /// A limit of the root or the call (walk ceilings, deadline, cancellation).
+    Root(RootError),
+    /// The filesystem refused (no space, no permission, …).
+    Failed,
+}
+
+impl From<RootError> for CopyError {
+    fn from(error: RootError) -> CopyError {
+        CopyError::Root(error)
+    }
+}
+
+/// What a copy made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Copied {
+    /// Regular files written.
+    pub files: u64,
+    /// Symbolic links created.
+    pub links: u64,
+    /// Directories created below the copied one.
+    pub directories: u64,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+impl Root {
+    /// Copies the file or link at `from` to `to`, which must be absent.
+    pub fn copy_entry(&self, from: &Location, to: &Location) -> Result<Copied, CopyError> {
+        let (Some(from_name), Some(to_name)) = (from.name(), to.name()) else {
+            return Err(CopyError::Failed);
+        };
+        let mut copied = Copied::default();
+        match from.node() {
+            Node::File(info) => {
+                self.check_size(info.identity.size, "")?;
+                let source = open_source(from.dir(), from_name, None)?;
+                let (temp_name, temp) =
+                    super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
+                let written = copy_bytes(&source, &temp, info.mode)
+                    .and_then(|n| rename_into_place(to.dir(), &temp_name, to_name).map(|()| n));
+                match written {
+                    Ok(n) => copied.bytes = n,
+                    Err(e) => {
+                        let _ =
+                            rustix::fs::unlinkat(to.dir(), temp_name.as_str(), AtFlags::empty());
+                        return Err(e);
+                    }
+                }
+                copied.files = 1;
+            }
+            Node::Symlink(_, target) => {
+                let parent = to.path().parent().unwrap_or_else(RelPath::root);
+                if !self.link_stays_inside(&parent, &target, from.path(), to.path()) {
+                    return Err(CopyError::LinkOutside(String::new()));
+                }
+                make_link(&target, to.dir(), to_name)?;
+                copied.links = 1;
+            }
+            Node::Other(_) => return Err(CopyError::Special(String::new())),
+            Node::Absent | Node::Directory(_) => return Err(CopyError::Changed),
+        }
+        let _ = rustix::fs::fsync(to.dir());
+        Ok(copied)
+    }
+
+    /// Copies the directory at `from`, exactly as the tree check `seen` saw it, to `to`, which
+    /// must be absent. Everything is checked before anything is written: no FIFO, socket or
+    /// device, every link staying inside the root from its new place, every file within
+    /// `--max-file-bytes`, the whole within [`MAX_COPY_BYTES`] and the walk ceilings the
+    /// configuration named.
+    pub fn copy_tree(
+        &self,
+        from: &Location,
+        seen: &SeenTree,
+        to: &Location,
+    ) -> Result<Copied, CopyError> {
+        let to_name = to.name().ok_or(CopyError::Failed)?;
+        let planned = self.plan(from, seen, to)?;
+        let temp_name = make_temp_dir(to.dir())?;
+        let built = self.build(from, seen, to.dir(), &temp_name);
+        let placed = built
+            .and_then(|copied| rename_into_place(to.dir(), &temp_name, to_name).map(|()| copied));
+        match placed {
+            Ok(copied) => {
+                debug_assert_eq!(copied.bytes, planned);
+                let _ = rustix::fs::fsync(to.dir());
+                Ok(copied)
+            }
+            Err(e) => {
+                discard(to.dir(), &temp_name);
+                Err(e)
+            }
+        }
+    }
+
+    /// The refusals a tree copy can know before writing; the bytes it will write.
+    fn plan(&self, from: &Location, seen: &SeenTree, to: &Location) -> Result<u64, CopyError> {
+        let ceilings = self.limits.named_ceilings();
+        let dirs = seen.dirs.len() as u64 - 1;
+        let files = seen
+            .dirs
+            .iter()
+            .map(|d| d.entries.len() as u64)
+            .sum::<u64>();
+        if seen.len() as u64 > ceilings.entries {
+            return Err(RootError::EntryLimit.into());
+        }
+        if dirs > ceilings.directories {
+            return Err(RootError::DirectoryLimit.into());
+        }
+        if files > ceilings.files {
+            return Err(RootError::FileLimit.into());
+        }
+        // Each directory's path below the source; a subdirectory always follows its parent.
+        let mut below: Vec<String> = vec![String::new(); seen.dirs.len()];
+        let mut bytes: u64 = 0;
+        for (index, dir) in seen.dirs.iter().enumerate() {
+            for &sub in &dir.subdirs {
+                below[sub] = join(&below[index], &seen.dirs[sub].name);
+            }
+            for entry in &dir.entries {
+                let path = join(&below[index], &entry.name);
+                match entry.kind {
+                    FileType::RegularFile => {
+                        self.check_size(entry.identity.size, &path)?;
+                        bytes = bytes.saturating_add(entry.identity.size);
+                    }
+                    FileType::Symlink => {
+                        let parent = RelPath::parse(&join(to.path().as_str(), &below[index]))
+                            .map_err(|_| CopyError::LinkOutside(path.clone()))?;
+                        let target = entry.target.as_deref().unwrap_or_default();
+                        if !self.link_stays_inside(&parent, target, from.path(), to.path()) {
+                            return Err(CopyError::LinkOutside(path));
+                        }
+                    }
+                    _ => return Err(CopyError::Special(path)),
+                }
+            }
+        }
+        if bytes > MAX_COPY_BYTES {
+            return Err(CopyError::TooManyBytes(bytes));
+        }
+        Ok(bytes)
+    }
+
+    /// Refuses a file larger than the root serves, or than one copy carries.
+    fn check_size(&self, size: u64, path: &str) -> Result<(), CopyError> {
+        if size > self.limits.max_file_bytes {
+            return Err(CopyError::FileTooLarge(path.to_owned()));
+        }
+        if size > MAX_COPY_BYTES {
+            return Err(CopyError::TooManyBytes(size));
+        }
+        Ok(())
+    }
+
+    /// Builds the copy of `seen` in the new directory `temp_name` of `holder`: depth first,
+    /// one source and one copy descriptor per level, each directory's mode set once it is
+    /// filled (so a read-only one can still be filled) and synced.
+    fn build(
+        &self,
+        from: &Location,
+        seen: &SeenTree,
+        holder: BorrowedFd<'_>,
+        temp_name: &str,
+    ) -> Result<Copied, CopyError> {
+        let mut copied = Copied::default();
+        let source = from.open_dir()?;
+        if !same_dir(&source, seen.dirs[0].inode) {
+            return Err(CopyError::Changed);
+        }
+        let copy = open_dir_at(holder, temp_name).map_err(|_| CopyError::Failed)?;
+        // Each frame: a directory's index, its source and copy, and how many subdirectories
+        // are done.
+        let mut frames: Vec<(usize, OwnedFd, OwnedFd, usize)> = vec![(0, source, copy, 0)];
+        while let Some((index, source, copy, next)) = frames.last_mut() {
+            let record = &seen.dirs[*index];
+            if *next == 0 {
+                for entry in &record.entries {
+                    super::deadline::check()?;
+                    copy_seen_entry(source, copy, entry, &mut copied)?;
+                }
+            }
+            if let Some(&sub) = record.subdirs.get(*next) {
+                *next += 1;
+                super::deadline::check()?;
+                let child = &seen.dirs[sub];
+                let child_source = open_dir_at(&*source, &child.name)
+                    .ok()
+                    .filter(|fd| same_dir(fd, child.inode))
+                    .ok_or(CopyError::Changed)?;
+                rustix::fs::mkdirat(&*copy, child.name.as_str(), Mode::from_raw_mode(0o700))
+                    .map_err(|_| CopyError::Failed)?;
+                let child_copy = open_dir_at(&*copy, &child.name).map_err(|_| CopyError::Failed)?;
+                copied.directories += 1;
+                frames.push((sub, child_source, child_copy, 0));
+                continue;
+            }
+            rustix::fs::fchmod(&*copy, Mode::from_raw_mode(record.mode & KEPT_BITS))
+                .and_then(|()| rustix::fs::fsync(&*copy))
+                .map_err(|_| CopyError::Failed)?;
+            frames.pop();
+        }
+        Ok(copied)
+    }
+
+    /// Whether a link with `target` in the directory `parent` (its new place) leads only
+    /// inside the root, as the kernel would resolve it once the copy of `from` stands at
+    /// `to`. The target is taken from `parent` segment by segment: `..` may climb only the
+    /// real directories it starts in (a `..` after a name the target entered could climb
+    /// out of a link, so it is refused), an absolute target must lie under the root's own
+    /// path, and the path reached is then chased through every link on the way, each of
+    /// which must stay inside too. A path inside the copy is looked at where its source is,
+    /// and may pass through no link there but its last component (a copied link, checked on
+    /// its own).
+    fn link_stays_inside(
+        &self,
+        parent: &RelPath,
+        target: &[u8],
+        from: &RelPath,
+        to: &RelPath,
+    ) -> bool {
+        let Ok(target) = std::str::from_utf8(target) else {
+            return false;
+        };
+        if target.is_empty() {
+            return false;
+        }
+        let (mut reached, rest): (Vec<&str>, String) = match self.absolute_target(target) {
+            Ok(Some(below_root)) => (Vec::new(), below_root),
+            Ok(None) => (parent.segments().collect(), target.to_owned()),
+            Err(_) => return false,
+        };
+        let mut entered = false;
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." if entered => return false,
+                ".." => {
+                    if reached.pop().is_none() {
+                        return false;
+                    }
+                }
+                name => {
+                    reached.push(name);
+                    entered = true;
+                }
+            }
+        }
+        let reached = reached.join("/");
+        if reached.is_empty() {
+            return true;
+        }
+        if to.contains(&reached) {
+            let mapped = format!("{}{}", from.as_str(), &reached[to.as_str().len()..]);
+            return RelPath::parse(&mapped)
+                .ok()
+                .is_some_and(|path| self.chase(&path, false).is_ok_and(|p| p == path));
+        }
+        RelPath::parse(&reached)
+            .ok()
+            .is_some_and(|path| self.chase(&path, true).is_ok())
+    }
+}
+
+/// `dir/name`, or `name` for the top.
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+fn same_dir(fd: &OwnedFd, inode: (u64, u64)) -> bool {
+    rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
+}
+
+/// Copies one file or link of a checked tree from `source` into `copy` under its name.
+fn copy_seen_entry(
+    source: &OwnedFd,
+    copy: &OwnedFd,
+    entry: &SeenEntry,
+    copied: &mut Copied,
+) -> Result<(), CopyError> {
+    let name = entry.name.as_str();
+    if entry.kind == FileType::Symlink {
+        let target = rustix::fs::readlinkat(source, name, Vec::new())
+            .map_err(|_| CopyError::Changed)?
+            .into_bytes();
+        if Some(&target) != entry.target.as_ref() {
+            return Err(CopyError::Changed);
+        }
+        make_link(&target, copy.as_fd(), name)?;
+        copied.links += 1;
+        return Ok(());
+    }
+    let file = open_source(source.as_fd(), name, Some(&entry.identity))?;
+    let made = rustix::fs::openat(
+        copy,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|_| CopyError::Failed)?;
+    copied.bytes += copy_bytes(&file, &made, entry.mode)?;
+    copied.files += 1;
+    Ok(())
+}
+
+/// Opens the regular file `name` in `dir` without following a link or blocking; with
+/// `seen`, it must still be exactly the file a check saw.
+fn open_source(
+    dir: BorrowedFd<'_>,
+    name: &str,
+    seen: Option<&Identity>,
+) -> Result<(OwnedFd, Identity), CopyError> {
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|_| CopyError::Changed)?;
+    let stat = rustix::fs::fstat(&fd).map_err(|_| CopyError::Changed)?;
+    let identity = Identity::of(&stat);
+    if file_type(&stat) != FileType::RegularFile || seen.is_some_and(|s| *s != identity) {
+        return Err(CopyError::Changed);
+    }
+    Ok((fd, identity))
+}
+
+/// Copies every byte of `source` into `copy`, gives it `mode`'s kept bits and syncs it. The
+/// source must not change meanwhile. Returns the bytes copied.
+fn copy_bytes(source: &(OwnedFd, Identity), copy: &OwnedFd, mode: u32) -> Result<u64, CopyError> {
+    let (file, identity) = source;
+    let mut done: u64 = 0;
+    let mut in_kernel = true;
+    let mut buffer = Vec::new();
+    loop {
+        super::deadline::check()?;
+        if done > identity.size {
+            return Err(CopyError::Changed);
+        }
+        let n = if in_kernel {
+            match rustix::fs::copy_file_range(file, None, copy, None, CHUNK) {
+                Ok(n) => n,
+                // Not between these filesystems, or not on this kernel: copy by hand.
+                Err(Errno::XDEV | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) if done == 0 => {
+                    in_kernel = false;
+                    continue;
+                }
+                Err(Errno::INTR) => continue,
+                Err(_) => return Err(CopyError::Failed),
+            }
+        } else {
+            buffer.resize(256 << 10, 0);
+            match rustix::io::read(file, &mut buffer) {
+                Ok(n) => {
+                    super::mutate::write_all(copy, &buffer[..n]).map_err(|_| CopyError::Failed)?;
+                    n
+                }
+                Err(Errno::INTR) => continue,
+                Err(_) => return Err(CopyError::Changed),
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        done += n as u64;
+    }
+    let after = rustix::fs::fstat(file).map(|s| Identity::of(&s));
+    if done != identity.size || after.ok().as_ref() != Some(identity) {
+        return Err(CopyError::Changed);
+    }
+    rustix::fs::fchmod(copy, Mode::from_raw_mode(mode & KEPT_BITS))
+        .and_then(|()| rustix::fs::fsync(copy))
+        .map_err(|_| CopyError::Failed)?;
+    Ok(done)
+}
+
+/// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
+fn make_link(target: &[u8], dir: BorrowedFd<'_>, name: &str) -> Result<(), CopyError> {
+    let target = std::str::from_utf8(target).map_err(|_| CopyError::Changed)?;
+    match rustix::fs::symlinkat(target, dir, name) {
+        Ok(()) => Ok(()),
+        Err(Errno::EXIST) => Err(CopyError::Exists),
+        Err(_) => Err(CopyError::Failed),
+    }
+}
+
+/// Renames the finished `temp_name` to `name` in `dir`, never replacing what is there.
+fn rename_into_place(dir: BorrowedFd<'_>, temp_name: &str, name: &str) -> Result<(), CopyError> {
+    match rustix::fs::renameat_with(dir, temp_name, dir, name, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(Errno::EXIST | Errno::NOTEMPTY) => Err(CopyError::Exists),
+        Err(_) => Err(CopyError::Failed),
+    }
+}
+
+/// Creates a fresh directory in `dir` under a reserved name no walk shows, open to this
+/// process only while it is filled.
+fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<String, CopyError> {
+    for _ in 0..16 {
+        let name = super::mutate::temp_name().map_err(|_| CopyError::Failed)?;
+        match rustix::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o700)) {
+            Ok(()) => return Ok(name),
+            Err(Errno::EXIST) => continue,
+            Err(_) => return Err(CopyError::Failed),
+        }
+    }
+    Err(CopyError::Failed)
+}
+
+/// Removes the unfinished copy `name` in `holder` and everything in it, deepest first and
+/// without recursion. Only ever called on a temp directory this copy made.
+fn discard(holder: BorrowedFd<'_>, name: &str) {
+    // Each frame: a directory, its name in the one above, and its subdirectories not yet
+    // removed. Files and links go as a directory is entered.
+    let enter = |fd: OwnedFd, name: String| -> (OwnedFd, String, Vec<String>) {
+        // A finished subdirectory may already carry a read-only mode.
+        let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o700));
+        let mut subdirs = Vec::new();
+        let names = super::dir::read_all_names(&fd).unwrap_or_default();
+        for child in names.into_iter().flatten() {
+            match lstat_at(&fd, &child).map(|s| file_type(&s)) {
+                Some(FileType::Directory) => subdirs.push(child),
+                _ => {
+                    let _ = rustix::fs::unlinkat(&fd, child.as_str(), AtFlags::empty());
+                }
+            }
+        }
+        (fd, name, subdirs)
+    };
+    let Ok(top) = open_dir_at(holder, name) else {
+        return;
+    };
+    let mut frames = vec![enter(top, name.to_owned())];
+    while let Some((fd, _, subdirs)) = frames.last_mut() {
+        if let Some(sub) = subdirs.pop() {
+            if let Ok(child) = open_dir_at(&*fd, &sub) {
+                let frame = enter(child, sub);
+                frames.push(frame);
+            }
+            continue;
+        }
+        let Some((_, name, _)) = frames.pop() else {
+            break;
+        };
+        let above = frames.last().map_or(holder, |(fd, _, _)| fd.as_fd());
+        let _ = rustix::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
+    }
+    let _ = rustix::fs::fsync(holder);
+}

@@ -1,0 +1,156 @@
+//! `copy`: copy a file, a symbolic link or a directory tree within the root, never
+//! overwriting.
+
+use serde_json::{Map, Value, json};
+
+use super::answer::FsAnswer;
+use super::error::count;
+use super::locate::FsPath;
+use super::revision::Expected;
+use super::revision::revisions_value;
+use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
+use crate::root::{CopyError, MAX_COPY_BYTES, Node};
+use crate::tools::{Tool, ToolOutput, object_schema};
+
+pub(super) fn tool() -> Tool<Fs> {
+    super::tool(
+        Kind::Mutator,
+        "copy",
+        "Copy a path",
+        "Copies a file, a symbolic link or a directory with everything inside to 'to' under the root, keeping permission bits. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to'.",
+        object_schema(
+            vec![
+                ("from", json!({"type": "string"})),
+                ("to", json!({"type": "string"})),
+            ],
+            &["from", "to"],
+        ),
+        run,
+    )
+}
+
+fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
+    let expected = Expected::read(arguments)?;
+    let from = FsPath::parse(str_arg(arguments, "from"))?;
+    let to = FsPath::parse(str_arg(arguments, "to"))?;
+    answer(
+        fs,
+        fs.copy_path(&from, &to, expected.as_ref()),
+        Some(&from.given),
+        Some("copy a smaller directory"),
+    )
+}
+
+impl Fs {
+    /// Copies `from` to `to`; never overwrites, never creates a parent, never follows a link.
+    pub(super) fn copy_path(
+        &self,
+        from_at: &FsPath,
+        to_at: &FsPath,
+        expected: Option<&Expected>,
+    ) -> Result<FsAnswer, FsError> {
+        let (from_given, from) = (from_at.given.as_str(), &from_at.path);
+        let (to_given, to) = (to_at.given.as_str(), &to_at.path);
+        let into_itself = || FsError::MoveIntoItself(from_given.to_owned(), to_given.to_owned());
+        if from.is_root() || to.is_root() {
+            return Err(FsError::CopyRoot);
+        }
+        if from != to && from.contains(to.as_str()) {
+            return Err(into_itself());
+        }
+        let _guard = self.lock();
+        let source = self.served_location(from_at, false)?;
+        let source_node = source.node();
+        match &source_node {
+            Node::Absent => return Err(FsError::Missing(from_given.to_owned())),
+            Node::Directory(_) => {}
+            _ if !self.serves_file(from, &source) => {
+                return Err(FsError::NotServed(from_given.to_owned()));
+            }
+            _ => {}
+        }
+        let is_dir = matches!(source_node, Node::Directory(_));
+        let target = self.destination(to_at, !is_dir)?;
+        if !matches!(target.node(), Node::Absent) {
+            return Err(FsError::TargetExists(to_given.to_owned()));
+        }
+        // A followed link can put the destination inside the source where the text does not.
+        if is_dir && source.path().contains(target.path().as_str()) {
+            return Err(into_itself());
+        }
+        let seen = if is_dir {
+            // Each entry must be served both where it is and where its copy would be: a copy
+            // may neither bring a hidden file into view nor make a file no tool can show.
+            let selector = self.root().selector();
+            let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
+            let allowed = |p: &str, is_dir: bool| {
+                let copied = format!("{to_dir}{}", &p[from_dir.len()..]);
+                selector.serves_entry(p, is_dir) && selector.serves_entry(&copied, is_dir)
+            };
+            match self.root().check_tree(&source, &allowed)? {
+                Some(seen) => Some(seen),
+                None => return Err(FsError::CopyUnserved(from_given.to_owned())),
+            }
+        } else {
+            None
+        };
+        self.check_expected(expected, &[("from", &source), ("to", &target)])?;
+        let copied = match &seen {
+            Some(seen) => self.root().copy_tree(&source, seen, &target),
+            None => self.root().copy_entry(&source, &target),
+        };
+        let copied = copied.map_err(|e| self.copy_refusal(e, from_given, to_given, is_dir))?;
+        let text = match source_node {
+            Node::Directory(_) => {
+                let mut parts = vec![count(copied.files, "file", "files")];
+                if copied.links > 0 {
+                    parts.push(count(copied.links, "symbolic link", "symbolic links"));
+                }
+                parts.push(count(copied.bytes, "byte", "bytes"));
+                format!(
+                    "Copied directory '{from_given}' to '{to_given}' ({})",
+                    parts.join(", ")
+                )
+            }
+            Node::Symlink(..) => format!("Copied symbolic link '{from_given}' to '{to_given}'"),
+            _ => format!("Copied file '{from_given}' to '{to_given}'"),
+        };
+        Ok(FsAnswer {
+            text,
+            revisions: Some(revisions_value(&[
+                ("from", self.revision(&source, false)),
+                ("to", self.revision(&target, false)),
+            ])),
+        })
+    }
+
+    /// A copy's refusal in the model's words; an entry below the source is named by the
+    /// source as given and its path below it.
+    fn copy_refusal(&self, error: CopyError, from: &str, to: &str, is_dir: bool) -> FsError {
+        let named = |below: String| {
+            if below.is_empty() {
+                from.to_owned()
+            } else {
+                format!("{from}/{below}")
+            }
+        };
+        match error {
+            CopyError::Exists => FsError::TargetExists(to.to_owned()),
+            CopyError::Changed => FsError::CopyRaced(from.to_owned()),
+            CopyError::Special(below) => FsError::CopySpecial(named(below)),
+            CopyError::LinkOutside(below) => FsError::CopyLinkOutside(named(below)),
+            CopyError::FileTooLarge(below) => FsError::OverLimit(OverLimit::file_size(
+                named(below),
+                self.root().limits().max_file_bytes,
+            )),
+            CopyError::TooManyBytes(bytes) => FsError::CopyTooLarge {
+                path: from.to_owned(),
+                bytes,
+                max: MAX_COPY_BYTES,
+                directory: is_dir,
+            },
+            CopyError::Root(error) => FsError::Root(error),
+            CopyError::Failed => FsError::Refused(to.to_owned()),
+        }
+    }
+}
