@@ -1,0 +1,564 @@
+//! `fs_copy`: what it copies (bytes, modes, links as links), what it refuses, that a refusal
+//! changes nothing, and a tree copied as `cp -r --preserve=mode` copies it.
+
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::Command;
+
+use After::*;
+use Reply::*;
+use serde_json::json;
+use support::fs::*;
+use support::*;
+
+fn cp(from: &str, to: &str) -> serde_json::Value {
+    json!({"from": from, "to": to})
+}
+
+fn notes_tree() -> Tree {
+    Tree::new()
+        .file("notes/todo.md", "- buy milk\n")
+        .file("notes/ideas.md", "the first\n")
+        .dir("notes/empty")
+        .file("notes/archive/2025/jan.md", "january\n")
+        .file("notes/archive/old.md", "old\n")
+}
+
+/// A call of `fs_copy` on [`notes_tree`].
+const COPY: Case = Case {
+    tree: notes_tree,
+    ..Case::of("fs_copy")
+};
+
+/// A call of `fs_copy` on [`notes_tree`] that must leave it as it was.
+const COPY_REFUSED: Case = Case {
+    after: &[Unchanged],
+    ..COPY
+};
+
+const COPY_SUCCESSES: &[Case] = &[
+    Case {
+        name: "a file is copied beside itself",
+        args: || cp("notes/todo.md", "notes/todo-copy.md"),
+        reply: Said("Copied file 'notes/todo.md' to 'notes/todo-copy.md'"),
+        after: &[
+            Bytes("notes/todo.md", b"- buy milk\n"),
+            Bytes("notes/todo-copy.md", b"- buy milk\n"),
+        ],
+        ..COPY
+    },
+    Case {
+        name: "a directory is copied with everything inside it",
+        args: || cp("notes/archive", "attic"),
+        reply: Said("Copied directory 'notes/archive' to 'attic' (2 files, 12 bytes)"),
+        after: &[
+            Bytes("attic/2025/jan.md", b"january\n"),
+            Bytes("attic/old.md", b"old\n"),
+            Bytes("notes/archive/old.md", b"old\n"),
+            Names("attic", &["2025", "old.md"]),
+            Names("", &["attic", "notes"]),
+        ],
+        ..COPY
+    },
+    Case {
+        name: "an empty directory is copied",
+        args: || cp("notes/empty", "notes/empty2"),
+        reply: Said("Copied directory 'notes/empty' to 'notes/empty2' (0 files, 0 bytes)"),
+        after: &[Names("notes/empty2", &[]), Directory("notes/empty")],
+        ..COPY
+    },
+    Case {
+        name: "a sibling sharing a name prefix is not inside",
+        args: || cp("notes", "notes-old"),
+        reply: Said("Copied directory 'notes' to 'notes-old' (4 files, 33 bytes)"),
+        after: &[
+            Bytes("notes-old/todo.md", b"- buy milk\n"),
+            Bytes("notes/todo.md", b"- buy milk\n"),
+        ],
+        ..COPY
+    },
+    Case {
+        name: "a link that stays inside is copied as a link",
+        tree: || notes_tree().symlink("notes/archive/latest", "old.md"),
+        args: || cp("notes/archive", "attic"),
+        reply: Said(
+            "Copied directory 'notes/archive' to 'attic' (2 files, 1 symbolic link, 12 bytes)",
+        ),
+        after: &[Bytes("attic/latest", b"old\n")],
+        ..COPY
+    },
+    Case {
+        name: "a link on its own is copied as a link",
+        tree: || notes_tree().symlink("notes/latest", "todo.md"),
+        args: || cp("notes/latest", "notes/newest"),
+        reply: Said("Copied symbolic link 'notes/latest' to 'notes/newest'"),
+        after: &[Bytes("notes/newest", b"- buy milk\n")],
+        ..COPY
+    },
+];
+
+#[test]
+fn copy_successes() {
+    run_cases(COPY_SUCCESSES);
+}
+
+const HOLDS_UNSERVED: &str = "Directory 'notes/archive' holds entries this root does not serve, here or at the destination; copy refuses to carry what it cannot show";
+
+/// Copies that are refused, and leave the root as it was.
+const COPY_REFUSALS: &[Case] = &[
+    Case {
+        name: "an existing file is never overwritten",
+        args: || cp("notes/todo.md", "notes/ideas.md"),
+        reply: Refused(
+            "'notes/ideas.md' already exists; delete it first if you mean to replace it",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "an existing directory is never replaced or merged into",
+        args: || cp("notes/archive", "notes/empty"),
+        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a file is never copied onto a directory",
+        args: || cp("notes/todo.md", "notes/archive"),
+        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a path copied onto itself already exists",
+        args: || cp("notes/archive", "notes/archive"),
+        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a missing parent is refused",
+        args: || cp("notes/todo.md", "nowhere/todo.md"),
+        reply: Refused(
+            "Parent directory of 'nowhere/todo.md' does not exist; create it with the mkdir tool first",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a missing parent of a directory copy is refused",
+        args: || cp("notes/archive", "nowhere/archive"),
+        reply: Refused(
+            "Parent directory of 'nowhere/archive' does not exist; create it with the mkdir tool first",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a missing source does not exist",
+        args: || cp("notes/gone.md", "notes/here.md"),
+        reply: Refused("'notes/gone.md' does not exist"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "the root cannot be copied",
+        args: || cp(".", "elsewhere"),
+        reply: Refused("The root itself cannot be copied or replaced"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "the root cannot be replaced",
+        args: || cp("notes/todo.md", "."),
+        reply: Refused("The root itself cannot be copied or replaced"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a directory cannot be copied into itself",
+        args: || cp("notes", "notes/archive/notes"),
+        reply: Refused("'notes/archive/notes' is inside 'notes'"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a directory cannot be copied directly into itself",
+        args: || cp("notes/archive", "notes/archive/copy"),
+        reply: Refused("'notes/archive/copy' is inside 'notes/archive'"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a copy to a path the root does not serve is refused",
+        flags: &["--exclude", "**/*.secret"],
+        args: || cp("notes/todo.md", "notes/todo.secret"),
+        reply: Refused(
+            "'notes/todo.secret' is not served by this root; a file written there could not be read back",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a directory copied under an excluded directory is refused",
+        flags: &["--exclude", "**/private"],
+        tree: || notes_tree().dir("private"),
+        args: || cp("notes/archive", "private/archive"),
+        reply: Refused(
+            "'private/archive' is not served by this root; a file written there could not be read back",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "an unserved file cannot be copied to a served name",
+        tree: || notes_tree().file("notes/key.secret", "hush\n"),
+        flags: &["--exclude", "**/*.secret"],
+        args: || cp("notes/key.secret", "notes/key.txt"),
+        reply: Refused("'notes/key.secret' is not served by this root"),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a tree holding an excluded file is not copied",
+        tree: || notes_tree().file("notes/archive/2025/key.secret", "hush\n"),
+        flags: &["--exclude", "**/*.secret"],
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(HOLDS_UNSERVED),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a tree holding a default-excluded .env is not copied",
+        tree: || notes_tree().file("notes/archive/.env", "TOKEN=1\n"),
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(HOLDS_UNSERVED),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a tree whose copy would be partly hidden is not copied",
+        flags: &["--exclude", "attic/2025/**"],
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(HOLDS_UNSERVED),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a link escaping the root from its new place is not copied",
+        // From notes/archive/2025, ../../todo.md is notes/todo.md; from attic/2025 it
+        // would be above the root.
+        tree: || notes_tree().symlink("notes/archive/2025/up", "../../../notes/todo.md"),
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(
+            "'notes/archive/2025/up' is a symbolic link that would lead outside the root from its new place; copy refuses to create it",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a link on its own escaping the root from its new place is not copied",
+        tree: || notes_tree().symlink("notes/archive/up", "../todo.md"),
+        args: || cp("notes/archive/up", "up"),
+        reply: Refused(
+            "'notes/archive/up' is a symbolic link that would lead outside the root from its new place; copy refuses to create it",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a link climbing back out of a name it entered is not copied",
+        tree: || notes_tree().symlink("notes/archive/round", "2025/../old.md"),
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(
+            "'notes/archive/round' is a symbolic link that would lead outside the root from its new place; copy refuses to create it",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a file larger than the root serves is not copied",
+        flags: &["--max-file-bytes", "4"],
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(
+            "'notes/archive/2025/jan.md' is larger than 4 bytes (the file size limit); raise it with --max-file-bytes (config key limits.max_file_bytes)",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a tree over a named file ceiling is not copied",
+        flags: &["--max-files", "1"],
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(
+            "the walk selected more than 1 file (the file limit); copy a smaller directory, or raise it with --max-files (config key limits.max_files)",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "a tree deeper than the depth limit is not copied",
+        flags: &["--max-depth", "0"],
+        args: || cp("notes/archive", "attic"),
+        reply: Refused(
+            "the walk reached a directory more than 0 levels deep (the depth limit); copy a smaller directory, or raise it with --max-depth (config key limits.max_depth)",
+        ),
+        ..COPY_REFUSED
+    },
+    Case {
+        name: "an invalid path is refused",
+        args: || cp("notes/../notes/todo.md", "x.md"),
+        reply: Refused(
+            "Invalid path 'notes/../notes/todo.md': paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names",
+        ),
+        ..COPY_REFUSED
+    },
+];
+
+#[test]
+fn copy_refusals() {
+    run_cases(COPY_REFUSALS);
+}
+
+/// A FIFO is never opened (so never waited on) and never copied.
+#[test]
+fn a_fifo_is_refused_alone_or_in_a_tree() {
+    let tree = notes_tree().fifo("notes/archive/2025/pipe");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive", "attic")),
+        "'notes/archive/2025/pipe' is a FIFO, socket or device; copy copies only files, directories and symbolic links"
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive/2025/pipe", "pipe")),
+        "'notes/archive/2025/pipe' is a FIFO, socket or device; copy copies only files, directories and symbolic links"
+    );
+    assert_eq!(tree.names(""), ["notes"]);
+    assert_eq!(tree.names("notes/archive/2025"), ["jan.md", "pipe"]);
+}
+
+#[test]
+fn a_copied_file_keeps_its_mode_and_gets_a_new_inode() {
+    let tree = notes_tree();
+    tree.chmod("notes/todo.md", 0o751);
+    let mut server = fs_server(&tree);
+    fs_text(&mut server, "fs_copy", cp("notes/todo.md", "todo.md"));
+    assert_eq!(tree.mode("todo.md"), 0o751);
+    let ino = |rel: &str| std::fs::metadata(tree.join(rel)).unwrap().ino();
+    assert_ne!(ino("todo.md"), ino("notes/todo.md"));
+}
+
+#[test]
+fn a_copy_reports_both_revisions() {
+    let tree = notes_tree();
+    let mut server = fs_server(&tree);
+    let structured = fs_revisions(&mut server, "fs_copy", cp("notes/todo.md", "todo.md"));
+    assert_eq!(revision_keys(&structured), ["from", "to"]);
+    assert_eq!(revision(&structured, "from"), file_revision("- buy milk\n"));
+    assert_eq!(revision(&structured, "to"), file_revision("- buy milk\n"));
+    let structured = fs_revisions(&mut server, "fs_copy", cp("notes/archive", "attic"));
+    let listed = fs_revisions(&mut server, "fs_list", json!({"path": "attic"}));
+    assert_eq!(token(&structured, "to"), token(&listed, "path"));
+    assert!(is_directory_token(&token(&structured, "from")));
+}
+
+#[test]
+fn expected_revisions_condition_the_copy() {
+    let tree = notes_tree();
+    let before = snapshot(tree.path());
+    let mut server = fs_server(&tree);
+    let stale = file_token("an older todo\n");
+    let args = with_expected(
+        cp("notes/todo.md", "todo.md"),
+        json!({"from": stale, "to": ABSENT}),
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", args),
+        format!(
+            "'from' changed since it was observed (expected {stale}, found {}); read it again before changing it",
+            file_token("- buy milk\n")
+        )
+    );
+    let args = with_expected(
+        cp("notes/todo.md", "todo.md"),
+        json!({"from": file_token("- buy milk\n")}),
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", args),
+        "_expected-revisions has no token for 'to'; send the token from your last observation, or sha256-v1:absent for a path you expect not to exist"
+    );
+    assert_eq!(snapshot(tree.path()), before);
+    let args = with_expected(
+        cp("notes/todo.md", "todo.md"),
+        json!({"from": file_token("- buy milk\n"), "to": ABSENT}),
+    );
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", args),
+        "Copied file 'notes/todo.md' to 'todo.md'"
+    );
+    assert_eq!(tree.bytes("todo.md"), b"- buy milk\n");
+}
+
+#[test]
+fn read_only_does_not_publish_copy() {
+    let tree = notes_tree();
+    let mut server = fs_server_with(&tree, &["--read-only"]);
+    assert!(!listed_names(&mut server).iter().any(|n| n == "fs_copy"));
+    let error = Server::error_of(&server.request(
+        "tools/call",
+        json!({"name": "fs_copy", "arguments": cp("notes/todo.md", "todo.md")}),
+    ));
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["message"], "Unknown tool: 'fs_copy'");
+    assert!(!exists(&tree, "todo.md"));
+}
+
+#[test]
+fn a_copy_is_named_by_the_prefix() {
+    let tree = notes_tree();
+    let mut server = fs_server_with(&tree, &["--prefix", "notes"]);
+    assert_eq!(
+        fs_text(&mut server, "notes_copy", cp("notes/todo.md", "todo.md")),
+        "Copied file 'notes/todo.md' to 'todo.md'"
+    );
+}
+
+/// A link's target is kept as text and never followed: a link to a file outside the root
+/// cannot be copied, and what it points at is untouched.
+#[test]
+fn a_link_out_of_the_root_is_never_copied_or_followed() {
+    let outside = Tree::new().file("keep/precious.txt", "precious\n");
+    let tree = notes_tree().symlink("notes/archive/out", outside.join("keep/precious.txt"));
+    let before = snapshot(outside.path());
+    let mut server = fs_server(&tree);
+    let refusal = "'notes/archive/out' is a symbolic link that would lead outside the root from its new place; copy refuses to create it";
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive", "attic")),
+        refusal
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive/out", "out")),
+        refusal
+    );
+    assert_eq!(tree.names(""), ["notes"]);
+    assert_eq!(snapshot(outside.path()), before);
+}
+
+/// An absolute target under the root's own path stays inside; a link through an existing
+/// link that leaves the root does not.
+#[test]
+fn absolute_and_chained_link_targets_are_judged_where_they_lead() {
+    let outside = Tree::new().file("secret.txt", "secret\n");
+    let tree = notes_tree();
+    let inside = tree.join("notes/todo.md");
+    let tree = tree
+        .symlink("door", outside.path())
+        .symlink("notes/archive/abs", &inside)
+        .symlink("notes/archive/through", "../../door/secret.txt");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("notes/archive/abs", "abs")),
+        "Copied symbolic link 'notes/archive/abs' to 'abs'"
+    );
+    assert_eq!(std::fs::read_link(tree.join("abs")).unwrap(), inside);
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_copy",
+            cp("notes/archive/through", "notes/archive/through2")
+        ),
+        "'notes/archive/through' is a symbolic link that would lead outside the root from its new place; copy refuses to create it"
+    );
+    assert!(!exists(&tree, "notes/archive/through2"));
+}
+
+/// Hard-linked files are copied as separate files, as `cp -r` copies them.
+#[test]
+fn hard_links_are_copied_as_separate_files() {
+    let tree = notes_tree();
+    std::fs::hard_link(tree.join("notes/todo.md"), tree.join("notes/todo-link.md")).unwrap();
+    let mut server = fs_server(&tree);
+    fs_text(&mut server, "fs_copy", cp("notes", "copy"));
+    let ino = |rel: &str| std::fs::metadata(tree.join(rel)).unwrap().ino();
+    assert_ne!(ino("copy/todo.md"), ino("copy/todo-link.md"));
+    assert_ne!(ino("copy/todo.md"), ino("notes/todo.md"));
+    assert_eq!(tree.bytes("copy/todo-link.md"), b"- buy milk\n");
+}
+
+/// No temp entry is left where a copy was made, and none shows in a listing.
+#[test]
+fn a_copy_leaves_no_temp_entry_behind() {
+    let tree = notes_tree();
+    let mut server = fs_server(&tree);
+    fs_text(&mut server, "fs_copy", cp("notes/archive", "notes/attic"));
+    fs_text(&mut server, "fs_copy", cp("notes/todo.md", "notes/todo2.md"));
+    assert_eq!(
+        tree.names("notes"),
+        [
+            "archive", "attic", "empty", "ideas.md", "todo.md", "todo2.md"
+        ]
+    );
+}
+
+// ---- differential: cp -r --preserve=mode -------------------------------------------------------
+
+/// Every entry below `dir`: its path, kind, permission bits, and bytes or link target.
+fn described(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let mode = meta.permissions().mode() & 0o7777;
+            let what = if meta.file_type().is_symlink() {
+                format!("link {}", std::fs::read_link(&path).unwrap().display())
+            } else if meta.is_dir() {
+                pending.push(path.clone());
+                format!("dir {mode:o}")
+            } else {
+                format!(
+                    "file {mode:o} {}",
+                    String::from_utf8_lossy(&std::fs::read(&path).unwrap())
+                )
+            };
+            out.push((rel, what));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_tree_is_copied_as_cp_preserving_modes_copies_it() {
+    let tree = Tree::new()
+        .file("src/run.sh", "#!/bin/sh\necho hi\n")
+        .file("src/private.txt", "mine\n")
+        .file("src/frozen/ro.txt", "read only\n")
+        .file("src/deep/a/b/c/leaf.txt", "leaf\n")
+        .file("src/deep/a/bytes.bin", [0u8, 159, 146, 150, 255, 10, 13])
+        .file("src/empty.txt", "")
+        .dir("src/deep/empty")
+        .symlink("src/deep/a/to-leaf", "b/c/leaf.txt")
+        .symlink("src/deep/dangling", "a/missing.txt");
+    tree.chmod("src/run.sh", 0o755);
+    tree.chmod("src/private.txt", 0o600);
+    tree.chmod("src/frozen/ro.txt", 0o444);
+    tree.chmod("src/deep/a/bytes.bin", 0o640);
+    tree.chmod("src/deep/a/b", 0o750);
+    tree.chmod("src/deep/empty", 0o1777);
+    tree.chmod("src/frozen", 0o555);
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("src", "by-fsmcp")),
+        "Copied directory 'src' to 'by-fsmcp' (6 files, 2 symbolic links, 45 bytes)"
+    );
+    let status = Command::new("cp")
+        .args(["-r", "--preserve=mode", "src", "by-cp"])
+        .current_dir(tree.path())
+        .status()
+        .expect("run cp");
+    assert!(status.success());
+    let diff = Command::new("diff")
+        .args(["-r", "--no-dereference", "by-fsmcp", "by-cp"])
+        .current_dir(tree.path())
+        .output()
+        .expect("run diff");
+    assert!(
+        diff.status.success(),
+        "diff -r: {}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+    let ours = described(&tree.join("by-fsmcp"));
+    assert_eq!(ours, described(&tree.join("by-cp")));
+    assert_eq!(ours, described(&tree.join("src")));
+    assert_eq!(ours.len(), 14);
+    // Let the temp directory go.
+    tree.chmod("src/frozen", 0o755);
+    tree.chmod("by-fsmcp/frozen", 0o755);
+    tree.chmod("by-cp/frozen", 0o755);
+}
