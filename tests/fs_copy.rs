@@ -313,7 +313,11 @@ fn a_fifo_is_refused_alone_or_in_a_tree() {
         "'notes/archive/2025/pipe' is a FIFO, socket or device; copy copies only files, directories and symbolic links"
     );
     assert_eq!(
-        fs_error(&mut server, "fs_copy", cp("notes/archive/2025/pipe", "pipe")),
+        fs_error(
+            &mut server,
+            "fs_copy",
+            cp("notes/archive/2025/pipe", "pipe")
+        ),
         "'notes/archive/2025/pipe' is a FIFO, socket or device; copy copies only files, directories and symbolic links"
     );
     assert_eq!(tree.names(""), ["notes"]);
@@ -474,7 +478,11 @@ fn a_copy_leaves_no_temp_entry_behind() {
     let tree = notes_tree();
     let mut server = fs_server(&tree);
     fs_text(&mut server, "fs_copy", cp("notes/archive", "notes/attic"));
-    fs_text(&mut server, "fs_copy", cp("notes/todo.md", "notes/todo2.md"));
+    fs_text(
+        &mut server,
+        "fs_copy",
+        cp("notes/todo.md", "notes/todo2.md"),
+    );
     assert_eq!(
         tree.names("notes"),
         [
@@ -493,7 +501,11 @@ fn described(dir: &Path) -> Vec<(String, String)> {
         for entry in std::fs::read_dir(&at).unwrap() {
             let path = entry.unwrap().path();
             let meta = std::fs::symlink_metadata(&path).unwrap();
-            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let mode = meta.permissions().mode() & 0o7777;
             let what = if meta.file_type().is_symlink() {
                 format!("link {}", std::fs::read_link(&path).unwrap().display())

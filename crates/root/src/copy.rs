@@ -498,3 +498,93 @@ fn discard(holder: BorrowedFd<'_>, name: &str) {
     }
     let _ = rustix::fs::fsync(holder);
 }
+
+#[cfg(test)]
+mod tests {
+    // The test builds its tree with std::fs: it is the world outside the root.
+    #![allow(clippy::disallowed_methods)]
+
+    use super::*;
+    use crate::Selector;
+    use crate::limits::Limits;
+
+    fn root_over(dir: &std::path::Path) -> Root {
+        let selector = Selector::new(&["**".to_owned()], &[], true);
+        Root::open(dir, selector, Limits::default()).unwrap()
+    }
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/sub")).unwrap();
+        std::fs::write(dir.path().join("src/a.txt"), "a\n").unwrap();
+        std::fs::write(dir.path().join("src/sub/b.txt"), "b\n").unwrap();
+        dir
+    }
+
+    fn locate(root: &Root, path: &str) -> Location {
+        root.locate(&RelPath::parse(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_destination_appearing_after_the_check_is_never_replaced() {
+        let dir = tree();
+        let root = root_over(dir.path());
+        let (from, to) = (locate(&root, "src"), locate(&root, "dst"));
+        let seen = root.check_tree(&from, &|_, _| true).unwrap().unwrap();
+        std::fs::create_dir(dir.path().join("dst")).unwrap();
+        assert_eq!(root.copy_tree(&from, &seen, &to), Err(CopyError::Exists));
+        // The unfinished copy is gone, and what appeared is as it was.
+        assert_eq!(names(dir.path()), ["dst", "src"]);
+        assert!(names(&dir.path().join("dst")).is_empty());
+
+        let (from, to) = (locate(&root, "src/a.txt"), locate(&root, "b.txt"));
+        std::fs::write(dir.path().join("b.txt"), "mine\n").unwrap();
+        assert_eq!(root.copy_entry(&from, &to), Err(CopyError::Exists));
+        assert_eq!(names(dir.path()), ["b.txt", "dst", "src"]);
+        assert_eq!(std::fs::read(dir.path().join("b.txt")).unwrap(), b"mine\n");
+    }
+
+    #[test]
+    fn a_source_changed_after_the_check_copies_nothing() {
+        let dir = tree();
+        let root = root_over(dir.path());
+        let (from, to) = (locate(&root, "src"), locate(&root, "dst"));
+        let seen = root.check_tree(&from, &|_, _| true).unwrap().unwrap();
+        std::fs::remove_file(dir.path().join("src/sub/b.txt")).unwrap();
+        std::fs::write(dir.path().join("src/sub/b.txt"), "new\n").unwrap();
+        assert_eq!(root.copy_tree(&from, &seen, &to), Err(CopyError::Changed));
+        assert_eq!(names(dir.path()), ["src"]);
+    }
+
+    #[test]
+    fn a_finished_copy_counts_what_it_made() {
+        let dir = tree();
+        let root = root_over(dir.path());
+        let (from, to) = (locate(&root, "src"), locate(&root, "dst"));
+        let seen = root.check_tree(&from, &|_, _| true).unwrap().unwrap();
+        let copied = root.copy_tree(&from, &seen, &to).unwrap();
+        assert_eq!(
+            copied,
+            Copied {
+                files: 2,
+                links: 0,
+                directories: 1,
+                bytes: 4
+            }
+        );
+        assert_eq!(names(dir.path()), ["dst", "src"]);
+        assert_eq!(
+            std::fs::read(dir.path().join("dst/sub/b.txt")).unwrap(),
+            b"b\n"
+        );
+    }
+}
