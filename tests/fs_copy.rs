@@ -574,3 +574,41 @@ fn a_tree_is_copied_as_cp_preserving_modes_copies_it() {
     tree.chmod("by-fsmcp/frozen", 0o755);
     tree.chmod("by-cp/frozen", 0o755);
 }
+
+/// One copy writes at most 1 GiB; a sparse file says so without costing the disk.
+#[test]
+fn a_copy_writes_at_most_one_gibibyte() {
+    let tree = Tree::new()
+        .file("big/small.txt", "x\n")
+        .file("big/huge.bin", "");
+    std::fs::File::options()
+        .write(true)
+        .open(tree.join("big/huge.bin"))
+        .unwrap()
+        .set_len((1 << 30) - 1)
+        .unwrap();
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("big", "copy")),
+        "Copying 'big' would write 1073741825 bytes, more than one copy writes (1073741824 at most); copy the directories below it one at a time"
+    );
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("big/small.txt", "small.txt")),
+        "Copied file 'big/small.txt' to 'small.txt'"
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("big/small.txt", "big/huge.bin")),
+        "'big/huge.bin' already exists; delete it first if you mean to replace it"
+    );
+    std::fs::File::options()
+        .write(true)
+        .open(tree.join("big/huge.bin"))
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("big/huge.bin", "huge.bin")),
+        "Copying 'big/huge.bin' would write 1073741825 bytes, more than one copy writes (1073741824 at most)"
+    );
+    assert_eq!(tree.names(""), ["big", "small.txt"]);
+}

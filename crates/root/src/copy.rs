@@ -79,7 +79,10 @@ impl Root {
         match from.node() {
             Node::File(info) => {
                 self.check_size(info.identity.size, "")?;
-                let source = open_source(from.dir(), from_name, None)?;
+                if info.identity.size > MAX_COPY_BYTES {
+                    return Err(CopyError::TooManyBytes(info.identity.size));
+                }
+                let source = open_source(from.dir(), from_name, &info.identity)?;
                 let (temp_name, temp) =
                     super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
                 let written = copy_bytes(&source, &temp, info.mode)
@@ -189,13 +192,10 @@ impl Root {
         Ok(bytes)
     }
 
-    /// Refuses a file larger than the root serves, or than one copy carries.
+    /// Refuses a file larger than the root serves.
     fn check_size(&self, size: u64, path: &str) -> Result<(), CopyError> {
         if size > self.limits.max_file_bytes {
             return Err(CopyError::FileTooLarge(path.to_owned()));
-        }
-        if size > MAX_COPY_BYTES {
-            return Err(CopyError::TooManyBytes(size));
         }
         Ok(())
     }
@@ -341,7 +341,7 @@ fn copy_seen_entry(
         copied.links += 1;
         return Ok(());
     }
-    let file = open_source(source.as_fd(), name, Some(&entry.identity))?;
+    let file = open_source(source.as_fd(), name, &entry.identity)?;
     let made = rustix::fs::openat(
         copy,
         name,
@@ -354,12 +354,12 @@ fn copy_seen_entry(
     Ok(())
 }
 
-/// Opens the regular file `name` in `dir` without following a link or blocking; with
-/// `seen`, it must still be exactly the file a check saw.
+/// Opens the regular file `name` in `dir` without following a link or blocking; it must
+/// still be exactly the file a look at it saw (`seen`).
 fn open_source(
     dir: BorrowedFd<'_>,
     name: &str,
-    seen: Option<&Identity>,
+    seen: &Identity,
 ) -> Result<(OwnedFd, Identity), CopyError> {
     let fd = rustix::fs::openat(
         dir,
@@ -370,7 +370,7 @@ fn open_source(
     .map_err(|_| CopyError::Changed)?;
     let stat = rustix::fs::fstat(&fd).map_err(|_| CopyError::Changed)?;
     let identity = Identity::of(&stat);
-    if file_type(&stat) != FileType::RegularFile || seen.is_some_and(|s| *s != identity) {
+    if file_type(&stat) != FileType::RegularFile || *seen != identity {
         return Err(CopyError::Changed);
     }
     Ok((fd, identity))
