@@ -612,3 +612,55 @@ fn a_copy_writes_at_most_one_gibibyte() {
     );
     assert_eq!(tree.names(""), ["big", "small.txt"]);
 }
+
+/// A copy past the call's deadline is refused whole, and leaves nothing behind.
+#[test]
+fn a_copy_past_its_deadline_copies_nothing() {
+    let tree = notes_tree();
+    let before = snapshot(tree.path());
+    let mut server = Server::start_with_env(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "**",
+            "--max-call-seconds",
+            "1",
+        ],
+        &[("FSMCP_TEST_FAULT", "fs_copy:slow")],
+    );
+    for args in [cp("notes/todo.md", "todo.md"), cp("notes/archive", "attic")] {
+        assert_eq!(
+            fs_error(&mut server, "fs_copy", args),
+            "the call ran past 1 second (the call time limit); call again with a smaller path or a simpler pattern, or raise it with --max-call-seconds (config key limits.max_call_seconds)"
+        );
+    }
+    assert_eq!(snapshot(tree.path()), before);
+    assert_eq!(tree.names(""), ["notes"]);
+}
+
+/// With `--follow-symlinks`, a destination reached through a link is judged where it leads:
+/// a directory is not copied into itself by way of a link to it.
+#[test]
+fn a_link_to_the_source_does_not_carry_a_copy_into_itself() {
+    let tree = notes_tree().symlink("shelf", "notes/archive");
+    let before = snapshot(tree.path());
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive", "shelf/inner")),
+        "'shelf/inner' is inside 'notes/archive'"
+    );
+    assert_eq!(snapshot(tree.path()), before);
+    // The link itself is copied as a link, not as the directory it leads to.
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("shelf", "shelf2")),
+        "Copied symbolic link 'shelf' to 'shelf2'"
+    );
+    assert!(
+        std::fs::symlink_metadata(tree.join("shelf2"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
