@@ -664,3 +664,32 @@ fn a_link_to_the_source_does_not_carry_a_copy_into_itself() {
             .is_symlink()
     );
 }
+
+/// A file the server may not read stops the copy before anything is in place (skipped where
+/// permissions cannot hold).
+#[test]
+fn an_unreadable_file_copies_nothing() {
+    let tree = notes_tree()
+        .file("notes/archive/locked.txt", "locked\n")
+        .dir("out");
+    tree.chmod("notes/archive/locked.txt", 0o000);
+    let Some(mut server) = unprivileged_server(&tree, &["--tools", "fs", "--include", "**"]) else {
+        return;
+    };
+    // The destination is writable by whoever the server runs as.
+    tree.chmod("out", 0o777);
+    let refusal = "'notes/archive/locked.txt' cannot be read by this server (its permissions), so nothing was copied";
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("notes/archive", "out/attic")),
+        refusal
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_copy",
+            cp("notes/archive/locked.txt", "out/x")
+        ),
+        refusal
+    );
+    assert!(tree.names("out").is_empty());
+}

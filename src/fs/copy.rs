@@ -139,6 +139,7 @@ impl Fs {
             CopyError::Changed => FsError::CopyRaced(from.to_owned()),
             CopyError::Special(below) => FsError::CopySpecial(named(below)),
             CopyError::LinkOutside(below) => FsError::CopyLinkOutside(named(below)),
+            CopyError::Unreadable(below) => FsError::CopyUnreadable(named(below)),
             CopyError::FileTooLarge(below) => FsError::OverLimit(OverLimit::file_size(
                 named(below),
                 self.root().limits().max_file_bytes,

@@ -197,6 +197,9 @@ pub enum FsError {
         /// Whether the source is a directory (whose parts can be copied one by one).
         directory: bool,
     },
+    /// A file `copy` may not read.
+    #[error("'{0}' cannot be read by this server (its permissions), so nothing was copied")]
+    CopyUnreadable(String),
     /// A copy whose source changed while it was being copied; nothing was copied.
     #[error("'{0}' changed while it was being copied, so nothing was copied; call again")]
     CopyRaced(String),

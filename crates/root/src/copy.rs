@@ -42,12 +42,26 @@ pub enum CopyError {
     LinkOutside(String),
     /// A file larger than `--max-file-bytes`.
     FileTooLarge(String),
+    /// A file this process may not read.
+    Unreadable(String),
     /// The source holds more than [`MAX_COPY_BYTES`] (the bytes it holds).
     TooManyBytes(u64),
     /// A limit of the root or the call (walk ceilings, deadline, cancellation).
     Root(RootError),
     /// The filesystem refused (no space, no permission, …).
     Failed,
+}
+
+impl CopyError {
+    /// The same refusal about the entry `below` the source, when it names no entry yet.
+    fn at(self, below: &str) -> CopyError {
+        match self {
+            CopyError::Unreadable(path) if path.is_empty() => {
+                CopyError::Unreadable(below.to_owned())
+            }
+            other => other,
+        }
+    }
 }
 
 impl From<RootError> for CopyError {
@@ -160,13 +174,9 @@ impl Root {
         if files > ceilings.files {
             return Err(RootError::FileLimit.into());
         }
-        // Each directory's path below the source; a subdirectory always follows its parent.
-        let mut below: Vec<String> = vec![String::new(); seen.dirs.len()];
+        let below = below_paths(seen);
         let mut bytes: u64 = 0;
         for (index, dir) in seen.dirs.iter().enumerate() {
-            for &sub in &dir.subdirs {
-                below[sub] = join(&below[index], &seen.dirs[sub].name);
-            }
             for entry in &dir.entries {
                 let path = join(&below[index], &entry.name);
                 match entry.kind {
@@ -211,6 +221,7 @@ impl Root {
         temp_name: &str,
     ) -> Result<Copied, CopyError> {
         let mut copied = Copied::default();
+        let below = below_paths(seen);
         let source = from.open_dir()?;
         if !same_dir(&source, seen.dirs[0].inode) {
             return Err(CopyError::Changed);
@@ -224,7 +235,8 @@ impl Root {
             if *next == 0 {
                 for entry in &record.entries {
                     super::deadline::check()?;
-                    copy_seen_entry(source, copy, entry, &mut copied)?;
+                    copy_seen_entry(source, copy, entry, &mut copied)
+                        .map_err(|e| e.at(&join(&below[*index], &entry.name)))?;
                 }
             }
             if let Some(&sub) = record.subdirs.get(*next) {
@@ -309,6 +321,18 @@ impl Root {
     }
 }
 
+/// Each checked directory's path below the source (empty for the source itself).
+fn below_paths(seen: &SeenTree) -> Vec<String> {
+    let mut below: Vec<String> = vec![String::new(); seen.dirs.len()];
+    // A subdirectory's index always follows its parent's.
+    for (index, dir) in seen.dirs.iter().enumerate() {
+        for &sub in &dir.subdirs {
+            below[sub] = join(&below[index], &seen.dirs[sub].name);
+        }
+    }
+    below
+}
+
 /// `dir/name`, or `name` for the top.
 fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
@@ -367,7 +391,10 @@ fn open_source(
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|_| CopyError::Changed)?;
+    .map_err(|e| match e {
+        Errno::ACCESS | Errno::PERM => CopyError::Unreadable(String::new()),
+        _ => CopyError::Changed,
+    })?;
     let stat = rustix::fs::fstat(&fd).map_err(|_| CopyError::Changed)?;
     let identity = Identity::of(&stat);
     if file_type(&stat) != FileType::RegularFile || *seen != identity {
