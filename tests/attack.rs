@@ -18,7 +18,7 @@ use support::attack::*;
 
 /// Every path-taking argument of every tool: (tool, argument, the call with `path` there).
 type Builder = fn(&str) -> Value;
-const ARGUMENTS: [(&str, &str, Builder); 15] = [
+const ARGUMENTS: [(&str, &str, Builder); 17] = [
     ("list_directory", "path", |p| json!({"path": p})),
     (
         "search_text",
@@ -57,6 +57,12 @@ const ARGUMENTS: [(&str, &str, Builder); 15] = [
         |p| json!({"from": p, "to": "moved-away"}),
     ),
     ("fs_move", "to", |p| json!({"from": "victim.txt", "to": p})),
+    (
+        "fs_copy",
+        "from",
+        |p| json!({"from": p, "to": "copied-away"}),
+    ),
+    ("fs_copy", "to", |p| json!({"from": "victim.txt", "to": p})),
     (
         "fs_delete",
         "path",
@@ -356,11 +362,14 @@ fn special_calls(name: &str) -> Vec<(&'static str, Value)> {
         ("fs_mkdir", json!({"path": name})),
         ("fs_mkdir", json!({"path": format!("{name}/sub")})),
         ("fs_move", json!({"from": "victim.txt", "to": name})),
+        ("fs_copy", json!({"from": name, "to": "special-copy"})),
+        ("fs_copy", json!({"from": "victim.txt", "to": name})),
     ]
 }
 
 /// The operations that would read or write a special file's contents, which must be refused.
-const CONTENT_TOOLS: [&str; 5] = [
+const CONTENT_TOOLS: [&str; 6] = [
+    "fs_copy",
     "fs_read",
     "read_text_file",
     "fs_write",

@@ -97,6 +97,8 @@ fn operations(path: &str) -> Vec<(&'static str, Value)> {
         ),
         ("fs_mkdir", json!({"path": path})),
         ("fs_move", json!({"from": "victim.txt", "to": path})),
+        ("fs_copy", json!({"from": path, "to": "copied"})),
+        ("fs_copy", json!({"from": "victim.txt", "to": path})),
     ]
 }
 
