@@ -456,6 +456,14 @@ fn burst(attack: Attack, i: u64) -> Vec<(&'static str, Value)> {
                     "fs_move",
                     json!({"from": "g-moved.txt", "to": "d/sub/g.txt"}),
                 ),
+                // Copies of and out of the raced directory, removed again.
+                ("fs_copy", json!({"from": "d", "to": "d-copy"})),
+                ("fs_delete", json!({"path": "d-copy", "recursive": true})),
+                (
+                    "fs_copy",
+                    json!({"from": "d/sub/g.txt", "to": "g-copy.txt"}),
+                ),
+                ("fs_delete", json!({"path": "g-copy.txt"})),
                 // Through a link that stays inside the root to the raced directory.
                 ("fs_read", json!({"path": "alias/f.txt"})),
                 ("read_text_file", json!({"path": "alias/sub/g.txt"})),
