@@ -586,6 +586,9 @@ fn temp_names_are_not_accepted_by_any_mutator() {
             ("fs_move", json!({"from": existing, "to": "moved.txt"})),
             ("fs_move", json!({"from": "a.txt", "to": existing})),
             ("fs_move", json!({"from": "a.txt", "to": fresh("b2")})),
+            ("fs_copy", json!({"from": existing, "to": "copied.txt"})),
+            ("fs_copy", json!({"from": "a.txt", "to": existing})),
+            ("fs_copy", json!({"from": "a.txt", "to": fresh("f6")})),
             ("fs_mkdir", json!({"path": fresh("c3")})),
             ("fs_mkdir", json!({"path": format!("{}/sub", fresh("d4"))})),
         ]);
