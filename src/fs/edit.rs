@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 use unicode_normalization::UnicodeNormalization;
 
-use super::answer::FsAnswer;
+use super::answer::{FsAnswer, answer_budget};
+use super::diff::{Diff, STRUCTURED_BYTES, with_diff_schema};
 use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
@@ -13,22 +14,29 @@ use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
-    super::tool(
+    let mut tool = super::tool(
         Kind::Mutator,
         "edit",
         "Edit a text file",
-        "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept.",
+        "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept. With dry-run nothing changes and the answer is the unified diff the edit would make.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("old-string", json!({"type": "string"})),
                 ("new-string", json!({"type": "string"})),
                 ("replace-all", json!({"type": "boolean", "default": false})),
+                ("dry-run", json!({"type": "boolean", "default": false})),
             ],
             &["path", "old-string", "new-string"],
         ),
         run,
-    )
+    );
+    // Every edit, real or not, returns its diff for a host to show.
+    tool.spec.output_schema = tool
+        .spec
+        .output_schema
+        .map(|schema| with_diff_schema(schema, true));
+    tool
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
@@ -42,6 +50,7 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
             str_arg(arguments, "old-string"),
             str_arg(arguments, "new-string"),
             replace_all,
+            bool_arg(arguments, "dry-run"),
             expected.as_ref(),
         ),
         Some(&at.given),
@@ -56,13 +65,16 @@ const BOM: &str = "\u{feff}";
 pub const EDIT_MAX_BYTES: u64 = 64 << 20;
 
 impl Fs {
-    /// Replaces one exact run of text in `path` (every run with `replace_all`).
+    /// Replaces one exact run of text in `path` (every run with `replace_all`). With `dry_run`
+    /// it makes every check and changes nothing, answering the diff it would make.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn edit_text(
         &self,
         at: &FsPath,
         old: &str,
         new: &str,
         replace_all: bool,
+        dry_run: bool,
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let given = at.given.as_str();
@@ -133,21 +145,36 @@ impl Fs {
             body.replacen(old, new, 1)
         };
         let output = format!("{bom}{replaced}");
+        let max_result_bytes = self.root().limits().max_result_bytes;
+        let path = at.path.as_str();
+        if dry_run {
+            let diff = Diff::of(path, Some(&text), &output, answer_budget(max_result_bytes));
+            let narrow = "replace fewer occurrences or a shorter text".to_owned();
+            let (shown, structured) = diff.preview(max_result_bytes, narrow);
+            // Nothing changed: the revision is the file's as it is, which the real call can
+            // send as `_expected-revisions` to change exactly what the diff was made from.
+            let mut revisions = revisions_value(&[("path", Revision::of_bytes(text.as_bytes()))]);
+            revisions["diff"] = structured.into();
+            return Ok(FsAnswer {
+                text: shown,
+                revisions: Some(revisions),
+            });
+        }
+        let diff = Diff::of(path, Some(&text), &output, STRUCTURED_BYTES);
         self.commit(given, &location, output.as_bytes())?;
         let noun = if count == 1 {
             "occurrence"
         } else {
             "occurrences"
         };
+        let mut revisions = revisions_value(&[("path", Revision::of_bytes(output.as_bytes()))]);
+        revisions["diff"] = diff.structured().into();
         Ok(FsAnswer {
             text: format!(
                 "Replaced {count} {noun} in '{given}'; wrote {} bytes",
                 output.len()
             ),
-            revisions: Some(revisions_value(&[(
-                "path",
-                Revision::of_bytes(output.as_bytes()),
-            )])),
+            revisions: Some(revisions),
         })
     }
 }

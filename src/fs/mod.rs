@@ -11,12 +11,14 @@
 //! Each tool is one file (or folder) holding its schema, typed arguments and operation:
 //! `read`, `write`, `edit`, `list`, `glob`, `grep/`, `map/`, `symbols`, `stat`, `mkdir`, `move_path`,
 //! `copy`, `delete`. What they share: `locate` (a path argument to a location, worded for the model),
-//! `answer` (the answer, its budget and notices), `revision`, `file_glob`, `shown`,
+//! `answer` (the answer, its budget and notices), `diff` (what `edit` and `write` change, as
+//! a unified diff), `revision`, `file_glob`, `shown`,
 //! `published` and `error` (the set's wording).
 
 mod answer;
 mod copy;
 mod delete;
+mod diff;
 mod edit;
 mod error;
 mod file_glob;

@@ -2,29 +2,39 @@
 
 use serde_json::{Map, Value, json};
 
-use super::answer::FsAnswer;
+use super::answer::{FsAnswer, answer_budget};
+use super::diff::{Diff, with_diff_schema};
+use super::edit::EDIT_MAX_BYTES;
+use super::error::count;
 use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
-use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
-use crate::root::{Location, Node};
+use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
+use crate::root::{Location, Node, RootError};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
-    super::tool(
+    let mut tool = super::tool(
         Kind::Mutator,
         "write",
         "Write a text file",
-        "Writes UTF-8 text to a file under the root, replacing what it held, atomically, and reports the byte count. The parent directory must already exist (create it with mkdir); a directory is never replaced. To change part of an existing file, prefer edit.",
+        "Writes UTF-8 text to a file under the root, replacing what it held, atomically, and reports the byte count. The parent directory must already exist (create it with mkdir); a directory is never replaced. To change part of an existing file, prefer edit. With dry-run nothing changes and the answer is the unified diff the write would make.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("content", json!({"type": "string"})),
+                ("dry-run", json!({"type": "boolean", "default": false})),
             ],
             &["path", "content"],
         ),
         run,
-    )
+    );
+    // Only a dry run returns a diff: a real write never reads what it replaces.
+    tool.spec.output_schema = tool
+        .spec
+        .output_schema
+        .map(|schema| with_diff_schema(schema, false));
+    tool
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
@@ -33,7 +43,12 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let content = str_arg(arguments, "content");
     answer(
         fs,
-        fs.write_text(&at, content, expected.as_ref()),
+        fs.write_text(
+            &at,
+            content,
+            bool_arg(arguments, "dry-run"),
+            expected.as_ref(),
+        ),
         Some(&at.given),
         None,
     )
@@ -41,10 +56,13 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
 
 impl Fs {
     /// Writes `content` to `path`, replacing what is there; the parent directory must exist.
+    /// With `dry_run` it makes every check and changes nothing, answering the diff it would
+    /// make.
     pub(super) fn write_text(
         &self,
         at: &FsPath,
         content: &str,
+        dry_run: bool,
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
@@ -75,6 +93,9 @@ impl Fs {
             Node::Absent | Node::File(_) => {}
         }
         self.check_expected(expected, &[("path", &location)])?;
+        if dry_run {
+            return self.preview_write(at, &location, content);
+        }
         self.commit(given, &location, content.as_bytes())?;
         Ok(FsAnswer {
             text: format!("Wrote {} bytes to '{given}'", content.len()),
@@ -83,6 +104,104 @@ impl Fs {
                 Revision::of_bytes(content.as_bytes()),
             )])),
         })
+    }
+
+    /// What writing `content` over `location` would change, changing nothing: the diff from
+    /// what the file holds (from `/dev/null` when there is none), or, for a file whose lines
+    /// cannot be shown, `diff`'s `Files … differ` line and why. The revision is the file's as
+    /// it is.
+    fn preview_write(
+        &self,
+        at: &FsPath,
+        location: &Location,
+        content: &str,
+    ) -> Result<FsAnswer, FsError> {
+        let (given, path) = (at.given.as_str(), at.path.as_str());
+        let limits = self.root().limits();
+        let budget = answer_budget(limits.max_result_bytes);
+        let replaces = |size: u64| {
+            format!(
+                "; the write would replace its {} with {}",
+                count(size, "byte", "bytes"),
+                count(content.len() as u64, "byte", "bytes")
+            )
+        };
+        let unshown = |binary: bool, why: String| {
+            Diff::without_lines(path, binary, &format!("[no line diff: {why}]\n"), budget)
+        };
+        let (diff, revision) = match location.node() {
+            Node::File(info) => {
+                let size = info.identity.size;
+                let file = match self.root().open_located(location) {
+                    Ok(file) if size <= EDIT_MAX_BYTES => Some(file),
+                    Ok(_) => None,
+                    Err(RootError::TooLarge) => None,
+                    Err(RootError::NotReadable) => {
+                        let why = format!("'{given}' cannot be read{}", replaces(size));
+                        return Ok(self.previewed(unshown(false, why), Revision::unknown()));
+                    }
+                    Err(other) => return Err(other.into()),
+                };
+                match file {
+                    // Past what the root serves or `edit` rewrites, the file is not held in
+                    // memory to diff.
+                    None => {
+                        let why = if size > limits.max_file_bytes {
+                            let over =
+                                OverLimit::file_size(given.to_owned(), limits.max_file_bytes);
+                            format!("{over}{}", replaces(size))
+                        } else {
+                            format!(
+                                "'{given}' is larger than {} (the most a diff reads){}",
+                                count(EDIT_MAX_BYTES, "byte", "bytes"),
+                                replaces(size)
+                            )
+                        };
+                        (unshown(false, why), self.revision(location, false))
+                    }
+                    Some(file) => {
+                        let mut bytes = vec![0u8; file.size() as usize];
+                        file.read_exact_at(&mut bytes, 0)?;
+                        file.ensure_unchanged()?;
+                        let revision = Revision::of_bytes(&bytes);
+                        let diff = match std::str::from_utf8(&bytes) {
+                            Ok(old) => Diff::of(path, Some(old), content, budget),
+                            Err(_) => unshown(
+                                true,
+                                format!("'{given}' is not UTF-8 text{}", replaces(size)),
+                            ),
+                        };
+                        (diff, revision)
+                    }
+                }
+            }
+            // `write_text` refused every other kind of node before this.
+            _ => (Diff::of(path, None, content, budget), Revision::of_absent()),
+        };
+        if diff.is_empty() {
+            return Ok(FsAnswer {
+                text: format!("'{given}' already holds exactly this content; nothing would change"),
+                revisions: Some(revisions_value(&[("path", revision)])),
+            });
+        }
+        Ok(self.previewed(diff, revision))
+    }
+
+    /// The answer of a write's dry run: the diff, and the revision of the file as it is.
+    fn previewed(&self, diff: Diff, revision: Revision) -> FsAnswer {
+        let published = &self.published;
+        let narrow = format!(
+            "write a part with {} and add the rest with {}",
+            published.fs("write"),
+            published.fs("edit")
+        );
+        let (text, structured) = diff.preview(self.root().limits().max_result_bytes, narrow);
+        let mut revisions = revisions_value(&[("path", revision)]);
+        revisions["diff"] = structured.into();
+        FsAnswer {
+            text,
+            revisions: Some(revisions),
+        }
     }
 
     /// Atomically replaces the file at `location`, reporting failures in the model's terms.
