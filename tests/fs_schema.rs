@@ -57,7 +57,11 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
         ),
         (
             "write",
-            vec![required("path", "string"), required("content", "string")],
+            vec![
+                required("path", "string"),
+                required("content", "string"),
+                optional("dry-run", "boolean", Some(json!(false))),
+            ],
             vec!["path", "content"],
         ),
         (
@@ -67,6 +71,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                 required("old-string", "string"),
                 required("new-string", "string"),
                 optional("replace-all", "boolean", Some(json!(false))),
+                optional("dry-run", "boolean", Some(json!(false))),
             ],
             vec!["path", "old-string", "new-string"],
         ),

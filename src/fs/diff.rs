@@ -8,6 +8,7 @@
 //! A diff is kept up to a budget, counted as its bytes travel in JSON, and cut at a whole line;
 //! the rest is only counted, so a diff's size is known without holding it.
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -20,9 +21,20 @@ use crate::measure::escaped_len;
 /// Lines of context around each change, as `diff -u` gives.
 const CONTEXT: usize = 3;
 
-/// How long the line alignment may search for the shortest diff; past it, `similar` settles
-/// for a longer one that is just as exact, so a pathological pair of files costs no more.
-const ALIGN_TIME: Duration = Duration::from_millis(500);
+/// Lines (both sides together) of a block aligned exactly whatever it holds: the search for
+/// the shortest diff costs at most their square, a few milliseconds.
+const EXACT_LINES: usize = 4096;
+
+/// How long the alignment of a larger block may search for the shortest diff; past it,
+/// `similar` settles for a longer one that is just as exact, so no pair of texts costs more.
+const ALIGN_TIME: Duration = Duration::from_secs(2);
+
+/// Lines (both sides together) of a stretch of a diff listed before it is aligned; a larger
+/// one is shown as all its lines removed and added, so memory stays bounded.
+const WINDOW_LINES: usize = 1 << 20;
+
+/// Replaced runs an edit's diff places one by one; more are aligned as one block.
+const MAX_RUNS: usize = 100_000;
 
 /// Most bytes, as JSON, of the diff returned in `structuredContent`: enough for a host to show
 /// a typical edit, small beside the result limit.
@@ -58,17 +70,48 @@ impl Diff {
     /// The diff turning `old` into `new` for the file `path` (`old` is `None` for a file that
     /// does not exist yet), keeping at most `budget` escaped bytes. Empty when they are equal.
     pub(super) fn of(path: &str, old: Option<&str>, new: &str, budget: u64) -> Diff {
+        if old == Some(new) {
+            return Diff {
+                budget,
+                ..Diff::default()
+            };
+        }
+        let mut diff = Diff::headed(path, old.is_some(), budget);
+        if old.is_none() && new.is_empty() {
+            diff.push("[no lines: the file is new and empty]\n");
+        }
+        let old = old.unwrap_or("");
+        diff.hunks(old, new, &[middle_block(old.as_bytes(), new.as_bytes())]);
+        diff
+    }
+
+    /// The diff of an edit of `path`: `new` is `old` with the `replaced`-byte runs starting at
+    /// `at` (in order, apart) replaced by `replacement` bytes each. Only the lines each run
+    /// touches are aligned, so the diff costs what the edit changed, not the file's size.
+    pub(super) fn of_replacements(
+        path: &str,
+        old: &str,
+        new: &str,
+        at: impl Iterator<Item = usize>,
+        (replaced, replacement): (usize, usize),
+        budget: u64,
+    ) -> Diff {
+        let mut diff = Diff::headed(path, true, budget);
+        let blocks = replacement_blocks(old.as_bytes(), at, replaced, replacement)
+            .unwrap_or_else(|| vec![middle_block(old.as_bytes(), new.as_bytes())]);
+        diff.hunks(old, new, &blocks);
+        diff
+    }
+
+    /// A diff of `path` holding only its `---` and `+++` lines so far.
+    fn headed(path: &str, exists: bool, budget: u64) -> Diff {
         let mut diff = Diff {
             budget,
             ..Diff::default()
         };
-        if old == Some(new) {
-            return diff;
-        }
-        let (from, to) = headers(path, old.is_some());
+        let (from, to) = headers(path, exists);
         diff.push(&format!("--- {from}\n"));
         diff.push(&format!("+++ {to}\n"));
-        diff.hunks(old.unwrap_or(""), new);
         diff
     }
 
@@ -161,54 +204,267 @@ impl Diff {
         self.push(&shown);
     }
 
-    /// Adds the hunks turning `old` into `new`. Only the lines between the common leading and
-    /// trailing lines (and their context) are split and aligned, so the cost of an edit's diff
-    /// follows the size of its change, not of its file.
-    fn hunks(&mut self, old: &str, new: &str) {
-        let (head, tail) = common_lines(old.as_bytes(), new.as_bytes());
-        let start = lines_back(old.as_bytes(), head, CONTEXT);
-        let after = lines_forward(&old.as_bytes()[old.len() - tail..], CONTEXT);
-        let before = memchr::memchr_iter(b'\n', &old.as_bytes()[..start]).count();
-        let old_lines: Vec<&str> = old[start..old.len() - tail + after]
-            .split_inclusive('\n')
-            .collect();
-        let new_lines: Vec<&str> = new[start..new.len() - tail + after]
-            .split_inclusive('\n')
-            .collect();
-        let ops = capture_diff_slices_deadline(
-            Algorithm::Myers,
-            &old_lines,
-            &new_lines,
-            Instant::now().checked_add(ALIGN_TIME),
-        );
-        for hunk in group_diff_ops(ops, CONTEXT) {
-            let (Some(first), Some(last)) = (hunk.first(), hunk.last()) else {
-                continue;
-            };
-            if hunk.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+    /// Adds the hunks turning `old` into `new`, which differ only in `blocks`.
+    fn hunks(&mut self, old: &str, new: &str, blocks: &[Block]) {
+        let (mut old_line, mut new_line, mut old_at, mut new_at) = (0, 0, 0, 0);
+        for (window, inside) in windows(old.as_bytes(), blocks) {
+            old_line += newlines(&old.as_bytes()[old_at..window.old.start]);
+            new_line += newlines(&new.as_bytes()[new_at..window.new.start]);
+            (old_at, new_at) = (window.old.start, window.new.start);
+            let (old_part, new_part) = (&old[window.old.clone()], &new[window.new.clone()]);
+            if line_count(old_part) + line_count(new_part) > WINDOW_LINES {
+                // Too many lines to hold their list: shown as removed and added, streamed.
+                self.replaced(old_part, new_part, old_line, new_line);
                 continue;
             }
-            let old_range = first.old_range().start..last.old_range().end;
-            let new_range = first.new_range().start..last.new_range().end;
-            self.push(&format!(
-                "@@ -{} +{} @@\n",
-                range(before + old_range.start, old_range.len()),
-                range(before + new_range.start, new_range.len())
-            ));
-            for op in &hunk {
-                let (tag, old_at, new_at) = match *op {
-                    DiffOp::Equal { .. } => (' ', op.old_range(), 0..0),
-                    _ => ('-', op.old_range(), op.new_range()),
-                };
-                for line in &old_lines[old_at] {
-                    self.push_line(tag, line);
+            let old_lines: Vec<&str> = old_part.split_inclusive('\n').collect();
+            let new_lines: Vec<&str> = new_part.split_inclusive('\n').collect();
+            let mut ops = Vec::new();
+            let (mut at, mut oi, mut ni) = (window.old.start, 0, 0);
+            for block in &blocks[inside] {
+                // Between blocks the texts are the same whole lines.
+                let same = newlines(&old.as_bytes()[at..block.old.start]);
+                if same > 0 {
+                    ops.push(DiffOp::Equal {
+                        old_index: oi,
+                        new_index: ni,
+                        len: same,
+                    });
                 }
-                for line in &new_lines[new_at] {
-                    self.push_line('+', line);
-                }
+                (oi, ni) = (oi + same, ni + same);
+                let n = line_count(&old[block.old.clone()]);
+                let m = line_count(&new[block.new.clone()]);
+                ops.extend(
+                    align(&old_lines[oi..oi + n], &new_lines[ni..ni + m])
+                        .into_iter()
+                        .map(|op| shifted(op, oi, ni)),
+                );
+                (oi, ni, at) = (oi + n, ni + m, block.old.end);
+            }
+            if oi < old_lines.len() {
+                ops.push(DiffOp::Equal {
+                    old_index: oi,
+                    new_index: ni,
+                    len: old_lines.len() - oi,
+                });
+            }
+            for hunk in group_diff_ops(ops, CONTEXT) {
+                self.hunk(&hunk, &old_lines, &new_lines, old_line, new_line);
             }
         }
     }
+
+    /// Adds one hunk: its header, then each run of changes as its removed lines and then its
+    /// added ones, as `diff -u` orders them. `old_line` and `new_line` number the first lines
+    /// of `old_lines` and `new_lines`.
+    fn hunk(
+        &mut self,
+        hunk: &[DiffOp],
+        old_lines: &[&str],
+        new_lines: &[&str],
+        old_line: usize,
+        new_line: usize,
+    ) {
+        let (Some(first), Some(last)) = (hunk.first(), hunk.last()) else {
+            return;
+        };
+        if hunk.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            return;
+        }
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        self.push(&format!(
+            "@@ -{} +{} @@\n",
+            range(old_line + old_range.start, old_range.len()),
+            range(new_line + new_range.start, new_range.len())
+        ));
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        for op in hunk {
+            if let DiffOp::Equal { .. } = op {
+                self.changes(&mut removed, &mut added);
+                for line in &old_lines[op.old_range()] {
+                    self.push_line(' ', line);
+                }
+            } else {
+                removed.extend_from_slice(&old_lines[op.old_range()]);
+                added.extend_from_slice(&new_lines[op.new_range()]);
+            }
+        }
+        self.changes(&mut removed, &mut added);
+    }
+
+    /// Adds a run of changes, removed lines first, and empties it.
+    fn changes(&mut self, removed: &mut Vec<&str>, added: &mut Vec<&str>) {
+        for line in removed.drain(..) {
+            self.push_line('-', line);
+        }
+        for line in added.drain(..) {
+            self.push_line('+', line);
+        }
+    }
+
+    /// Adds one hunk replacing every line of `old` by every line of `new`, without listing
+    /// them first.
+    fn replaced(&mut self, old: &str, new: &str, old_line: usize, new_line: usize) {
+        self.push(&format!(
+            "@@ -{} +{} @@\n",
+            range(old_line, line_count(old)),
+            range(new_line, line_count(new))
+        ));
+        for line in old.split_inclusive('\n') {
+            self.push_line('-', line);
+        }
+        for line in new.split_inclusive('\n') {
+            self.push_line('+', line);
+        }
+    }
+}
+
+/// A stretch where two texts differ: byte ranges in each, starting a line in both and ending
+/// one (after its `\n`, or at the text's end) in both. Outside their blocks the texts are the
+/// same lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Block {
+    old: Range<usize>,
+    new: Range<usize>,
+}
+
+/// The blocks where `new` differs from `old` when `new` is `old` with the `replaced`-byte runs
+/// starting at `at` (in order, apart) replaced by `replacement` bytes each: the lines each run
+/// touches, runs sharing a line in one block. `None` when there are too many runs to list.
+fn replacement_blocks(
+    old: &[u8],
+    at: impl Iterator<Item = usize>,
+    replaced: usize,
+    replacement: usize,
+) -> Option<Vec<Block>> {
+    // Where `pos` in `old`, after `k` replaced runs, is in `new`.
+    let moved = |k: usize, pos: usize| pos - k * replaced + k * replacement;
+    let line_end = |pos: usize| {
+        memchr::memchr(b'\n', &old[pos.min(old.len())..]).map_or(old.len(), |i| pos + i + 1)
+    };
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut runs = 0;
+    for start in at {
+        runs += 1;
+        if runs > MAX_RUNS {
+            return None;
+        }
+        let end = line_end(start + replaced);
+        match blocks.last_mut() {
+            Some(block) if start < block.old.end => {
+                block.old.end = end;
+                block.new.end = moved(runs, end);
+            }
+            _ => {
+                let first = memchr::memrchr(b'\n', &old[..start]).map_or(0, |i| i + 1);
+                blocks.push(Block {
+                    old: first..end,
+                    new: moved(runs - 1, first)..moved(runs, end),
+                });
+            }
+        }
+    }
+    Some(blocks)
+}
+
+/// The block between the lines two texts begin and end with alike.
+fn middle_block(old: &[u8], new: &[u8]) -> Block {
+    let (head, tail) = common_lines(old, new);
+    Block {
+        old: head..old.len() - tail,
+        new: head..new.len() - tail,
+    }
+}
+
+/// The stretches a diff shows: each block with up to [`CONTEXT`] lines around it, blocks whose
+/// context meets merged (as `diff -u` joins hunks at most twice the context apart), each with
+/// the range of the blocks it holds.
+fn windows(old: &[u8], blocks: &[Block]) -> Vec<(Block, Range<usize>)> {
+    let mut windows: Vec<(Block, Range<usize>)> = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let floor = i.checked_sub(1).map_or(0, |j| blocks[j].old.end);
+        let ceiling = blocks.get(i + 1).map_or(old.len(), |next| next.old.start);
+        let before = &old[floor..block.old.start];
+        let before = before.len() - lines_back(before, before.len(), CONTEXT);
+        let after = lines_forward(&old[block.old.end..ceiling], CONTEXT);
+        let window = Block {
+            old: block.old.start - before..block.old.end + after,
+            new: block.new.start - before..block.new.end + after,
+        };
+        match windows.last_mut() {
+            Some((last, inside)) if last.old.end >= window.old.start => {
+                last.old.end = window.old.end;
+                last.new.end = window.new.end;
+                inside.end = i + 1;
+            }
+            _ => windows.push((window, i..i + 1)),
+        }
+    }
+    windows
+}
+
+/// The line alignment of one block: the shortest diff when the block is small enough for the
+/// search to be cheap whatever the lines; past that, as short a diff as [`ALIGN_TIME`] finds.
+fn align(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
+    let deadline = (old.len() + new.len() > EXACT_LINES)
+        .then(|| Instant::now().checked_add(ALIGN_TIME))
+        .flatten();
+    capture_diff_slices_deadline(Algorithm::Myers, old, new, deadline)
+}
+
+/// `op` with its line indices moved on by `old` and `new`.
+fn shifted(op: DiffOp, old: usize, new: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            len,
+        },
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+        },
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            new_len,
+        },
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+            new_len,
+        },
+    }
+}
+
+/// How many `\n` `text` holds.
+fn newlines(text: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', text).count()
+}
+
+/// How many lines `text` holds, a last one without `\n` included.
+fn line_count(text: &str) -> usize {
+    newlines(text.as_bytes()) + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// A hunk header's range: `start,count` for lines from 0-based `start`, as `diff -u` writes
@@ -403,6 +659,43 @@ mod tests {
         assert_eq!(common_lines(b"a\nb\n", b"a\nb\nb\n"), (4, 0));
         assert_eq!(common_lines(b"k\nb\n", b"k\nx\nb\n"), (2, 2));
         assert_eq!(common_lines(b"", b"x"), (0, 0));
+    }
+
+    #[test]
+    fn an_edit_aligns_only_the_lines_its_runs_touch() {
+        let old = "a x\nb\nc x x\nd\n";
+        let blocks = replacement_blocks(old.as_bytes(), [2, 8, 10].into_iter(), 1, 3);
+        assert_eq!(
+            blocks,
+            Some(vec![
+                Block {
+                    old: 0..4,
+                    new: 0..6
+                },
+                Block {
+                    old: 6..12,
+                    new: 8..18
+                },
+            ])
+        );
+        let new = "a yyy\nb\nc yyy yyy\nd\n";
+        let diff = Diff::of_replacements("f.txt", old, new, [2, 8, 10].into_iter(), (1, 3), 4096);
+        assert_eq!(
+            diff.within(4096).0,
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,4 @@\n-a x\n+a yyy\n b\n-c x x\n+c yyy yyy\n d\n"
+        );
+        assert_eq!(whole(Some(old), new), diff.within(4096).0);
+    }
+
+    #[test]
+    fn a_run_of_changes_lists_removed_lines_before_added_ones() {
+        let old = "1 x\n2 x\n3 x\n";
+        let new = "1 y\n2 y\n3 y\n";
+        let diff = Diff::of_replacements("f.txt", old, new, [2, 6, 10].into_iter(), (1, 1), 4096);
+        assert_eq!(
+            diff.within(4096).0,
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-1 x\n-2 x\n-3 x\n+1 y\n+2 y\n+3 y\n"
+        );
     }
 
     #[test]

@@ -147,8 +147,15 @@ impl Fs {
         let output = format!("{bom}{replaced}");
         let max_result_bytes = self.root().limits().max_result_bytes;
         let path = at.path.as_str();
+        // Where the replaced runs start in the whole text, as `replace` and `replacen` find them.
+        let runs = body
+            .match_indices(old)
+            .take(if replace_all { usize::MAX } else { 1 })
+            .map(|(i, _)| i + bom.len());
+        let lengths = (old.len(), new.len());
         if dry_run {
-            let diff = Diff::of(path, Some(&text), &output, answer_budget(max_result_bytes));
+            let budget = answer_budget(max_result_bytes);
+            let diff = Diff::of_replacements(path, &text, &output, runs, lengths, budget);
             let narrow = "replace fewer occurrences or a shorter text".to_owned();
             let (shown, structured) = diff.preview(max_result_bytes, narrow);
             // Nothing changed: the revision is the file's as it is, which the real call can
@@ -160,7 +167,7 @@ impl Fs {
                 revisions: Some(revisions),
             });
         }
-        let diff = Diff::of(path, Some(&text), &output, STRUCTURED_BYTES);
+        let diff = Diff::of_replacements(path, &text, &output, runs, lengths, STRUCTURED_BYTES);
         self.commit(given, &location, output.as_bytes())?;
         let noun = if count == 1 {
             "occurrence"

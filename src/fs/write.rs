@@ -10,7 +10,7 @@ use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
-use crate::root::{Location, Node, RootError};
+use crate::root::{Location, Node};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
@@ -132,15 +132,10 @@ impl Fs {
         let (diff, revision) = match location.node() {
             Node::File(info) => {
                 let size = info.identity.size;
-                let file = match self.root().open_located(location) {
-                    Ok(file) if size <= EDIT_MAX_BYTES => Some(file),
-                    Ok(_) => None,
-                    Err(RootError::TooLarge) => None,
-                    Err(RootError::NotReadable) => {
-                        let why = format!("'{given}' cannot be read{}", replaces(size));
-                        return Ok(self.previewed(unshown(false, why), Revision::unknown()));
-                    }
-                    Err(other) => return Err(other.into()),
+                let file = if size > limits.max_file_bytes || size > EDIT_MAX_BYTES {
+                    None
+                } else {
+                    Some(self.root().open_located(location)?)
                 };
                 match file {
                     // Past what the root serves or `edit` rewrites, the file is not held in
