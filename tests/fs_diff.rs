@@ -24,9 +24,12 @@ fn dry(args: &Value) -> Value {
     args
 }
 
+/// A file's bytes, modification time (seconds, nanoseconds) and inode.
+type FileState = (Vec<u8>, i64, i64, u64);
+
 /// What a dry run must leave as it found: the file's bytes, modification time and inode, and
 /// the names beside it (no temporary file).
-fn on_disk(tree: &Tree, path: &str) -> (Option<(Vec<u8>, i64, i64, u64)>, Vec<String>) {
+fn on_disk(tree: &Tree, path: &str) -> (Option<FileState>, Vec<String>) {
     let dir = Path::new(path)
         .parent()
         .map_or(String::new(), |p| p.to_string_lossy().into_owned());
@@ -616,7 +619,7 @@ fn a_large_diff_is_cut_at_a_line_and_says_how_large_it_is() {
     // The notice follows a blank line.
     let (kept, notice) = text.rsplit_once("\n[").expect("a notice");
     assert!(
-        whole.starts_with(&kept) && kept.len() > 30_000,
+        whole.starts_with(kept) && kept.len() > 30_000,
         "{}",
         kept.len()
     );

@@ -11,7 +11,8 @@ use crate::root::limits::Limits;
 pub struct FsAnswer {
     /// The text the model reads.
     pub text: String,
-    /// `structuredContent` (`revisionScheme` and `revisions`), when the tool returns it.
+    /// `structuredContent` (`revisionScheme` and `revisions`, and `diff` for `edit` and a
+    /// `write` dry run), when the tool returns it.
     pub revisions: Option<serde_json::Value>,
 }
 
