@@ -106,7 +106,7 @@ struct Differential {
     name: &'static str,
     /// The file changed, and what it holds before (`None`: it does not exist).
     path: &'static str,
-    before: Option<&'static [u8]>,
+    before: fn() -> Option<Vec<u8>>,
     tool: &'static str,
     args: fn() -> Value,
 }
@@ -116,111 +116,133 @@ fn long_line() -> String {
     format!("{}needle{}\n", "a".repeat(7000), "z".repeat(7000))
 }
 
+/// 10,000 numbered lines; those ending in `= 7;` are 7, 1007, 2007 … 9007 (every 1000th), and
+/// two of them sit next to each other near the end.
+fn deep() -> String {
+    (0..10_000)
+        .map(|i| match i {
+            9_010 => "let v = 7;\n".to_owned(),
+            i if i % 1000 == 7 => format!("let v{i} = 7;\n"),
+            i => format!("let v{i} = {};\n", i % 7),
+        })
+        .collect()
+}
+
 const DIFFERENTIALS: &[Differential] = &[
     Differential {
         name: "a CRLF file, quoted with \\n",
         path: "crlf.txt",
-        before: Some(b"one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n"),
+        before: || Some(b"one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "crlf.txt", "old-string": "two\nthree", "new-string": "2\n3\n3.5"}),
     },
     Differential {
         name: "the first line of a file with a BOM",
         path: "bom.txt",
-        before: Some("\u{feff}first\nsecond\nthird\n".as_bytes()),
+        before: || Some("\u{feff}first\nsecond\nthird\n".as_bytes().to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "bom.txt", "old-string": "first", "new-string": "1st"}),
     },
     Differential {
         name: "the last line of a file without a final newline",
         path: "open.txt",
-        before: Some(b"a\nb\nc\nd\ne\nf"),
+        before: || Some(b"a\nb\nc\nd\ne\nf".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "open.txt", "old-string": "f", "new-string": "F"}),
     },
     Differential {
         name: "a final newline added",
         path: "open.txt",
-        before: Some(b"a\nb\nc"),
+        before: || Some(b"a\nb\nc".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "open.txt", "old-string": "c", "new-string": "c\nd\n"}),
     },
     Differential {
         name: "a final newline removed",
         path: "closed.txt",
-        before: Some(b"a\nb\nc\n"),
+        before: || Some(b"a\nb\nc\n".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "closed.txt", "old-string": "c\n", "new-string": "c"}),
     },
     Differential {
         name: "NFD text replaced by NFC",
         path: "menu.txt",
-        before: Some("tea\ncafe\u{301} au lait\nna\u{ef}ve\n".as_bytes()),
+        before: || Some("tea\ncafe\u{301} au lait\nna\u{ef}ve\n".as_bytes().to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "menu.txt", "old-string": "cafe\u{301}", "new-string": "caf\u{e9}"}),
     },
     Differential {
         name: "a word in the middle of a 14 KB line",
         path: "long.txt",
-        before: None,
+        before: || Some(long_line().into_bytes()),
         tool: "fs_edit",
         args: || json!({"path": "long.txt", "old-string": "needle", "new-string": "thread"}),
     },
     Differential {
         name: "a lone CR inside a line",
         path: "cr.txt",
-        before: Some(b"left\rright\nnext\n"),
+        before: || Some(b"left\rright\nnext\n".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "cr.txt", "old-string": "right", "new-string": "RIGHT"}),
     },
     Differential {
         name: "replace-all far apart gives several hunks",
         path: "many.txt",
-        before: Some(
-            b"x\n1\n2\n3\n4\n5\n6\n7\n8\n9\nx\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\nx\n",
-        ),
+        before: || {
+            Some(
+                b"x\n1\n2\n3\n4\n5\n6\n7\n8\n9\nx\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\nx\n"
+                    .to_vec(),
+            )
+        },
         tool: "fs_edit",
         args: || json!({"path": "many.txt", "old-string": "x", "new-string": "y\ny", "replace-all": true}),
     },
     Differential {
         name: "a whole line deleted",
         path: "list.txt",
-        before: Some(b"keep\ndrop\nkeep too\n"),
+        before: || Some(b"keep\ndrop\nkeep too\n".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "list.txt", "old-string": "drop\n", "new-string": ""}),
     },
     Differential {
         name: "a name with a space, in a directory",
         path: "docs/odd name.md",
-        before: Some(b"# Title\n\nbody\n"),
+        before: || Some(b"# Title\n\nbody\n".to_vec()),
         tool: "fs_edit",
         args: || json!({"path": "docs/odd name.md", "old-string": "body", "new-string": "text"}),
     },
     Differential {
+        name: "runs far apart deep in a long file keep their line numbers",
+        path: "deep.txt",
+        before: || Some(deep().into_bytes()),
+        tool: "fs_edit",
+        args: || json!({"path": "deep.txt", "old-string": "= 7;", "new-string": "= seven;\n// was 7", "replace-all": true}),
+    },
+    Differential {
         name: "a write creating a file",
         path: "notes/new.md",
-        before: None,
+        before: || None,
         tool: "fs_write",
         args: || json!({"path": "notes/new.md", "content": "fresh\nlines\n"}),
     },
     Differential {
         name: "a write turning CRLF into LF",
         path: "crlf.txt",
-        before: Some(b"one\r\ntwo\r\nthree\r\n"),
+        before: || Some(b"one\r\ntwo\r\nthree\r\n".to_vec()),
         tool: "fs_write",
         args: || json!({"path": "crlf.txt", "content": "one\ntwo\nthree\n"}),
     },
     Differential {
         name: "a write changing one line of many",
         path: "conf.ini",
-        before: Some(b"[a]\nx=1\ny=2\nz=3\n[b]\nw=4\nv=5\nu=6\nt=7\n"),
+        before: || Some(b"[a]\nx=1\ny=2\nz=3\n[b]\nw=4\nv=5\nu=6\nt=7\n".to_vec()),
         tool: "fs_write",
         args: || json!({"path": "conf.ini", "content": "[a]\nx=1\ny=2\nz=3\n[b]\nw=40\nv=5\nu=6\nt=7"}),
     },
     Differential {
         name: "a write emptying a file",
         path: "gone.txt",
-        before: Some(b"all\nof\nit\n"),
+        before: || Some(b"all\nof\nit\n".to_vec()),
         tool: "fs_write",
         args: || json!({"path": "gone.txt", "content": ""}),
     },
@@ -232,11 +254,8 @@ fn a_dry_run_diff_applies_to_what_the_real_call_writes() {
         DIFFERENTIALS,
         |case| case.name.to_owned(),
         |case| {
-            let long = long_line();
-            let before: Option<&[u8]> = match case.path {
-                "long.txt" => Some(long.as_bytes()),
-                _ => case.before,
-            };
+            let before = (case.before)();
+            let before = before.as_deref();
             let mut tree = Tree::new().dir("notes").dir("docs");
             if let Some(bytes) = before {
                 tree = tree.file(case.path, bytes);

@@ -699,6 +699,22 @@ mod tests {
     }
 
     #[test]
+    fn too_many_runs_or_lines_fall_back_to_one_block_shown_whole() {
+        let old = "a\n".repeat(MAX_RUNS + 1);
+        let runs = (0..=MAX_RUNS).map(|i| 2 * i);
+        assert_eq!(replacement_blocks(old.as_bytes(), runs, 1, 1), None);
+        let mut diff = Diff {
+            budget: u64::MAX,
+            ..Diff::default()
+        };
+        diff.replaced("x\ny", "z\n", 4, 4);
+        assert_eq!(
+            diff.within(u64::MAX).0,
+            "@@ -5,2 +5 @@\n-x\n-y\n\\ No newline at end of file\n+z\n"
+        );
+    }
+
+    #[test]
     fn odd_names_are_quoted_as_git_quotes_them() {
         assert_eq!(headers("a b.txt", true).0, "a/a b.txt\t");
         assert_eq!(
