@@ -22,7 +22,7 @@ use crate::measure::escaped_len;
 const CONTEXT: usize = 3;
 
 /// Lines (both sides together) of a block aligned exactly whatever it holds: the search for
-/// the shortest diff costs at most their square, a few milliseconds.
+/// the shortest diff costs at most their square, tens of milliseconds.
 const EXACT_LINES: usize = 4096;
 
 /// How long the alignment of a larger block may search for the shortest diff; past it,
@@ -124,6 +124,8 @@ impl Diff {
         };
         let (from, to) = headers(path, true);
         let kind = if binary { "Binary files" } else { "Files" };
+        // The tab after a name with a space ends a header line's name; here it would not.
+        let (from, to) = (from.trim_end_matches('\t'), to.trim_end_matches('\t'));
         diff.push(&format!("{kind} {from} and {to} differ\n"));
         diff.push(notice);
         diff

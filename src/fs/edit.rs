@@ -67,7 +67,6 @@ pub const EDIT_MAX_BYTES: u64 = 64 << 20;
 impl Fs {
     /// Replaces one exact run of text in `path` (every run with `replace_all`). With `dry_run`
     /// it makes every check and changes nothing, answering the diff it would make.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn edit_text(
         &self,
         at: &FsPath,
