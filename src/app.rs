@@ -258,7 +258,7 @@ fn root_warnings(registry: &Registry, root: &Arc<Root>, config: &RootConfig) -> 
     // Accepted rather than refused, so adding it never breaks a ptc-only installation; said
     // once, since it changes nothing there.
     if config.respect_gitignore && !config.tools.fs {
-        warnings.push("--respect-gitignore narrows only the fs tools' glob, grep and map, and this root publishes only the ptc tools, so it has no effect. Add --tools ptc,fs to publish them.".to_owned());
+        warnings.push("--respect-gitignore narrows only the fs tools' glob, grep, map and symbols, and this root publishes only the ptc tools, so it has no effect. Add --tools ptc,fs to publish them.".to_owned());
     }
     warnings
 }

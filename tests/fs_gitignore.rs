@@ -376,7 +376,7 @@ fn the_ptc_tools_are_unaffected_and_a_ptc_only_root_is_warned() {
     assert!(stdout.contains("\"a.log\""), "{stdout}");
     assert_eq!(
         stderr.trim_end(),
-        "fsmcp: --respect-gitignore narrows only the fs tools' glob, grep and map, and this root publishes only the ptc tools, so it has no effect. Add --tools ptc,fs to publish them."
+        "fsmcp: --respect-gitignore narrows only the fs tools' glob, grep, map and symbols, and this root publishes only the ptc tools, so it has no effect. Add --tools ptc,fs to publish them."
     );
     let (_, plain, _) = run(&[&["--root", root, "--include", "**"], &search[..]].concat());
     assert_eq!(stdout, plain);

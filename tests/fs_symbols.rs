@@ -271,6 +271,35 @@ a.rs:4: target(); //
 }
 
 #[test]
+fn a_walk_stopped_by_a_limit_says_so_as_every_walk_does() {
+    let tree = Tree::new()
+        .file("a.py", "def shared():\n    pass\n")
+        .file("b.py", "shared()\n")
+        .file("c.py", "shared()\n")
+        .file("d/e/f/deep.py", "shared()\n");
+    let mut few = fs_server_with(&tree, &["--max-files", "2"]);
+    assert_eq!(
+        symbols(&mut few, json!({"name": "shared"})),
+        "1 definition of 'shared':
+a.py:1: def shared():
+
+1 reference to 'shared' in 1 file:
+b.py:1: shared()
+
+[stopped early, the answer covers the tree up to 'b.py': the walk selected more than 2 files (the file limit); narrow path to a smaller directory, or raise it with --max-files (config key limits.max_files)]"
+    );
+    let mut shallow = fs_server_with(&tree, &["--max-depth", "2"]);
+    let text = symbols(&mut shallow, json!({"name": "shared", "references": false}));
+    assert_eq!(
+        text,
+        "1 definition of 'shared':
+a.py:1: def shared():
+
+[not searched: 'd/e/f', a directory deeper than 2 levels (the depth limit); raise it with --max-depth (config key limits.max_depth)]"
+    );
+}
+
+#[test]
 fn refusals_change_nothing_and_say_what_to_fix() {
     let tree = sample();
     let mut server = fs_server(&tree);
@@ -347,6 +376,7 @@ fn lines_keep_their_numbers_in_awkward_files() {
             "import os\r\n\r\ndef crlf_def():\r\n    return 1\r\n",
         )
         .file("bom.py", "\u{feff}def bom_def():\n    pass\n")
+        .file("bom_use.py", "\u{feff}bom_def()\n")
         .file("tail.py", "x = 1\ndef tail_def():\n    return tail_def()")
         // The same name in NFD and NFC are two names, as the language sees them.
         .file("nfd.py", "def cafe\u{301}():\n    pass\n")
@@ -360,8 +390,8 @@ fn lines_keep_their_numbers_in_awkward_files() {
         "1 definition of 'crlf_def':\ncrlf.py:3: def crlf_def():"
     );
     assert_eq!(
-        defined(&mut server, "bom_def"),
-        "1 definition of 'bom_def':\nbom.py:1: def bom_def():"
+        symbols(&mut server, json!({"name": "bom_def"})),
+        "1 definition of 'bom_def':\nbom.py:1: def bom_def():\n\n1 reference to 'bom_def' in 1 file:\nbom_use.py:1: bom_def()"
     );
     assert_eq!(
         symbols(&mut server, json!({"name": "tail_def"})),

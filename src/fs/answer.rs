@@ -3,6 +3,7 @@
 use super::error::count;
 use super::shown::shown_path;
 use super::{FsError, OverLimit};
+use crate::measure::escaped_len;
 use crate::root::RootError;
 use crate::root::limits::Limits;
 
@@ -26,6 +27,70 @@ const NOTICE_RESERVE: u64 = 256;
 /// [`escaped_len`]): `--max-result-bytes` less the envelope headroom and room for a notice.
 pub(super) fn answer_budget(max_result_bytes: u64) -> u64 {
     max_result_bytes.saturating_sub(RESULT_HEADROOM + NOTICE_RESERVE)
+}
+
+/// Why an answer ends before everything found was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// `max-results` lines (or files) were shown and more exist.
+    MaxResults(u64),
+    /// The next line would not have fit the result limit.
+    Output,
+}
+
+/// An answer's lines within its byte budget, measured as they travel (JSON-escaped, see
+/// [`escaped_len`]): each line is appended whole or the answer stops there.
+#[derive(Debug)]
+pub(super) struct BudgetedLines {
+    /// The lines so far, joined by `\n`.
+    pub(super) text: String,
+    /// Escaped bytes of `text`.
+    used: u64,
+    budget: u64,
+    /// Why the answer stopped, once it has.
+    pub(super) stop: Option<Stop>,
+}
+
+impl BudgetedLines {
+    /// No lines yet, `budget` escaped bytes for them.
+    pub(super) fn new(budget: u64) -> BudgetedLines {
+        BudgetedLines {
+            text: String::new(),
+            used: 0,
+            budget,
+            stop: None,
+        }
+    }
+
+    /// Escaped bytes left.
+    pub(super) fn room(&self) -> u64 {
+        self.budget.saturating_sub(self.used)
+    }
+
+    /// Escaped bytes used.
+    #[cfg(test)]
+    pub(super) fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Appends `before` (a separator such as `--\n`, or empty) and `entry` as the next line,
+    /// or, when they would not fit, stops the answer with [`Stop::Output`]. Whether it did.
+    pub(super) fn push(&mut self, before: &str, entry: &str) -> bool {
+        // Each newline travels as two bytes (`\n`).
+        let joined = if self.text.is_empty() { 0 } else { 2 };
+        let cost = joined + escaped_len(before) + escaped_len(entry);
+        if self.used + cost > self.budget {
+            self.stop = Some(Stop::Output);
+            return false;
+        }
+        self.used += cost;
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(before);
+        self.text.push_str(entry);
+        true
+    }
 }
 
 /// The answer of a search that found nothing.

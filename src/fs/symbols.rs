@@ -16,15 +16,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::answer::{answer_budget, max_results_stopped, output_stopped};
+use super::answer::{
+    BudgetedLines, Stop, answer_budget, max_results_stopped, output_stopped, too_deep_notice,
+    walk_stopped,
+};
 use super::error::count;
 use super::grep::MAX_RESULTS;
 use super::locate::{FsPath, ScopeKind};
+use super::map::MAX_WALK_FILES;
 use super::map::lookup::{FoundFile, Lookup, Wanted};
-use super::map::{MAX_SOURCE_BYTES, MAX_WALK_FILES};
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
-use crate::measure::escaped_len;
 use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
 use unicode_normalization::char::is_combining_mark;
 
@@ -53,7 +55,11 @@ impl Fs {
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let lookup = self.look_up(&scope, wanted, query.references)?;
         let limits = self.root().limits();
-        let mut lines = Lines::new(answer_budget(limits.max_result_bytes), max_results);
+        let mut lines = Lines {
+            lines: BudgetedLines::new(answer_budget(limits.max_result_bytes)),
+            shown: 0,
+            max_results,
+        };
 
         let definitions: usize = lookup.files.iter().map(|f| f.definitions.len()).sum();
         if definitions > 0 {
@@ -71,41 +77,35 @@ impl Fs {
                 }
             }
         }
-        if query.references && lines.stop.is_none() {
-            self.push_references(&lookup, wanted, query.name, &mut lines);
+        if query.references && lines.lines.stop.is_none() {
+            self.push_references(&lookup, wanted, query.name, &mut lines)?;
         }
 
-        let mut text = lines.text;
-        if lines.shown == 0 && lines.stop.is_none() {
+        let stop = lines.lines.stop;
+        let mut text = lines.lines.text;
+        if lines.shown == 0 && stop.is_none() {
             text = nothing_found(query, &lookup);
         }
-        match lines.stop {
+        match stop {
             None => {}
-            Some(Stop::MaxResults) => {
-                text.push_str(&max_results_stopped(max_results, "matching lines"))
-            }
+            Some(Stop::MaxResults(n)) => text.push_str(&max_results_stopped(n, "matching lines")),
             Some(Stop::Output) => text.push_str(&output_stopped(
                 text.len(),
                 limits.max_result_bytes,
                 "narrow the path, lower max-results",
             )),
         }
+        let last = lookup.last.as_deref();
         if lookup.capped {
+            let last = shown_path(last.unwrap_or(query.path), false);
             text.push_str(&format!(
-                "\n\n[searched the first {MAX_WALK_FILES} files in tree order, the most one call reads; narrow path to search the rest]"
+                "\n\n[stopped early, the answer covers the tree up to '{last}': one call reads at most {MAX_WALK_FILES} files; narrow path]"
             ));
         }
-        if let Some(limit) = &lookup.limit {
-            text.push_str(&format!(
-                "\n\n[stopped early: the walk reached {limit}; narrow path]"
-            ));
+        if let Some(error) = lookup.stopped {
+            text.push_str(&walk_stopped(error, last, limits, NARROW_PATH)?);
         }
-        if lookup.too_deep > 0 {
-            text.push_str(&format!(
-                "\n\n[not searched: {} deeper than the depth limit]",
-                count(lookup.too_deep as u64, "directory", "directories")
-            ));
-        }
+        text.extend(too_deep_notice(&lookup.too_deep, limits.max_depth));
         Ok(FsAnswer {
             text,
             revisions: None,
@@ -115,24 +115,22 @@ impl Fs {
     /// The references section: every referring line for a plain name (counted from the
     /// cache, read from the files shown), or the lines spelling a qualified name (found by
     /// reading each referring file in turn until the answer is full).
-    fn push_references(&self, lookup: &Lookup, wanted: Wanted<'_>, name: &str, lines: &mut Lines) {
+    fn push_references(
+        &self,
+        lookup: &Lookup,
+        wanted: Wanted<'_>,
+        name: &str,
+        lines: &mut Lines,
+    ) -> Result<(), FsError> {
         let referring: Vec<&FoundFile> = lookup
             .files
             .iter()
             .filter(|f| !f.references.is_empty())
             .collect();
         if referring.is_empty() {
-            return;
+            return Ok(());
         }
-        let spellings: Vec<String> = wanted
-            .container
-            .map(|c| {
-                ["::", "."]
-                    .iter()
-                    .map(|sep| format!("{c}{sep}{}", wanted.member))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let spellings = wanted.spellings();
         let header = if spellings.is_empty() {
             let total: usize = referring.iter().map(|f| f.references.len()).sum();
             format!(
@@ -148,7 +146,7 @@ impl Fs {
         };
         let mut headed = false;
         for file in referring {
-            let Some(texts) = self.line_texts(file) else {
+            let Some(texts) = self.referring_texts(file)? else {
                 continue;
             };
             for (line, text) in file.references.iter().zip(texts) {
@@ -159,36 +157,12 @@ impl Fs {
                     lines.header(&header);
                     headed = true;
                 }
-                if !lines.push(&file.entry.path, *line, &text) {
-                    return;
+                if !lines.push(&file.entry.path, *line, text.trim_start()) {
+                    return Ok(());
                 }
             }
         }
-    }
-
-    /// The text of each referring line of `file`, trimmed and clipped as definition lines
-    /// are; `None` when the file cannot be read as the walk saw it (it changed since).
-    fn line_texts(&self, file: &FoundFile) -> Option<Vec<String>> {
-        let handle = self.root().open_entry(&file.entry).ok()?;
-        let size = usize::try_from(handle.size().min(MAX_SOURCE_BYTES)).ok()?;
-        let mut bytes = vec![0; size];
-        if handle.read_at(&mut bytes, 0).ok()? != size {
-            return None;
-        }
-        let mut starts =
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1));
-        let (mut at, mut texts) = (1u32, Vec::with_capacity(file.references.len()));
-        let mut start = starts.next()?;
-        for &line in &file.references {
-            while at < line {
-                start = starts.next()?;
-                at += 1;
-            }
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let text = String::from_utf8_lossy(&bytes[start..end]);
-            texts.push(super::map::tags::clip(text.trim()));
-        }
-        Some(texts)
+        Ok(())
     }
 }
 
@@ -207,76 +181,33 @@ fn nothing_found(query: &SymbolsQuery<'_>, lookup: &Lookup) -> String {
     )
 }
 
-/// Why an answer ends before every line was shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    /// `max-results` lines were shown and more exist.
-    MaxResults,
-    /// The next line would not have fit the result limit.
-    Output,
-}
-
-/// The answer's lines, within `max-results` and the byte budget.
+/// The answer's lines: sections, and `path:line: text` lines within `max-results`.
 struct Lines {
-    text: String,
-    /// Escaped bytes of `text`.
-    used: u64,
-    budget: u64,
+    lines: BudgetedLines,
     /// Definition and reference lines shown.
     shown: u64,
     max_results: u64,
-    stop: Option<Stop>,
 }
 
 impl Lines {
-    fn new(budget: u64, max_results: u64) -> Lines {
-        Lines {
-            text: String::new(),
-            used: 0,
-            budget,
-            shown: 0,
-            max_results,
-            stop: None,
-        }
-    }
-
     /// Starts a section (after a blank line, unless it is the first).
     fn header(&mut self, header: &str) {
-        let separated = if self.text.is_empty() {
-            header.to_owned()
-        } else {
-            format!("\n{header}")
-        };
-        self.append(&separated);
+        let before = if self.lines.text.is_empty() { "" } else { "\n" };
+        self.lines.push(before, header);
     }
 
     /// Appends `path:line: text`; false (and the answer stops) when max-results lines are
     /// shown already or it would not fit.
     fn push(&mut self, path: &str, line: u32, text: &str) -> bool {
         if self.shown == self.max_results {
-            self.stop = Some(Stop::MaxResults);
+            self.lines.stop = Some(Stop::MaxResults(self.max_results));
             return false;
         }
         let entry = format!("{}:{line}: {text}", shown_path(path, true));
-        if !self.append(&entry) {
+        if !self.lines.push("", &entry) {
             return false;
         }
         self.shown += 1;
-        true
-    }
-
-    fn append(&mut self, entry: &str) -> bool {
-        // Each newline travels as two bytes (`\n`).
-        let cost = if self.text.is_empty() { 0 } else { 2 } + escaped_len(entry);
-        if self.used + cost > self.budget {
-            self.stop = Some(Stop::Output);
-            return false;
-        }
-        self.used += cost;
-        if !self.text.is_empty() {
-            self.text.push('\n');
-        }
-        self.text.push_str(entry);
         true
     }
 }

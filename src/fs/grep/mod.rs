@@ -42,7 +42,8 @@ use file::{
 use matcher::{Checked, compile};
 
 use super::answer::{
-    answer_budget, max_results_stopped, no_matches, output_stopped, too_deep_notice, walk_stopped,
+    BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
+    too_deep_notice, walk_stopped,
 };
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
@@ -106,15 +107,6 @@ impl GrepOutput {
     }
 }
 
-/// Why an answer ends before every matching line was shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    /// `max-results` matching lines were shown and more exist.
-    MaxResults(u64),
-    /// The next line would not have fit the result limit.
-    Output,
-}
-
 impl Fs {
     /// Searches the served files at or below `query.path` in tree order. The pattern, the
     /// name filter and the path are all checked before any file is opened. Binary files, and
@@ -159,7 +151,7 @@ impl Fs {
                 GrepOutput::Lines => {
                     let budget = FileBudget {
                         matches: max_results - answer.matches,
-                        bytes: answer.room(),
+                        bytes: answer.lines.room(),
                         per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
                     };
                     scan_file(&mut searcher, &matcher, &file, budget).map(Found::Lines)
@@ -183,12 +175,12 @@ impl Fs {
                     // One more matching file than max-results is how the answer knows to
                     // say there are more.
                     if answer.matches == max_results {
-                        answer.stop = Some(Stop::MaxResults(max_results));
+                        answer.lines.stop = Some(Stop::MaxResults(max_results));
                         break;
                     }
                     let count = (query.output == GrepOutput::Count).then_some(count);
                     answer.push_entry(&entry.path, count);
-                    if answer.stop.is_some() {
+                    if answer.lines.stop.is_some() {
                         break;
                     }
                     continue;
@@ -204,18 +196,18 @@ impl Fs {
             };
             answer.push_file(index, &entry.path, &hits.lines);
             if hits.overflow {
-                answer.stop = Some(Stop::Output);
+                answer.lines.stop = Some(Stop::Output);
             }
-            if answer.stop.is_some() {
+            if answer.lines.stop.is_some() {
                 break;
             }
             if hits.more {
-                answer.stop = Some(Stop::MaxResults(max_results));
+                answer.lines.stop = Some(Stop::MaxResults(max_results));
                 break;
             }
         }
-        let mut text = answer.text;
-        match answer.stop {
+        let mut text = answer.lines.text;
+        match answer.lines.stop {
             _ if text.is_empty() => text = no_matches(query.pattern, query.path),
             None => {}
             Some(Stop::MaxResults(n)) => {
@@ -396,33 +388,21 @@ impl<'w> Ahead<'w> {
 /// The answer being built: whole lines only, within a budget of escaped bytes.
 #[derive(Debug)]
 struct Answer {
-    text: String,
-    /// Escaped bytes of `text`.
-    used: u64,
-    budget: u64,
+    lines: BudgetedLines,
     separators: bool,
     /// File index and line number of the last line added.
     last: Option<(usize, u64)>,
     matches: u64,
-    stop: Option<Stop>,
 }
 
 impl Answer {
     fn new(budget: u64, context: usize) -> Answer {
         Answer {
-            text: String::new(),
-            used: 0,
-            budget,
+            lines: BudgetedLines::new(budget),
             separators: context > 0,
             last: None,
             matches: 0,
-            stop: None,
         }
-    }
-
-    /// Escaped bytes left for lines.
-    fn room(&self) -> u64 {
-        self.budget.saturating_sub(self.used)
     }
 
     /// Appends one file of a files or count answer: its path, and `:N` when `count` is given;
@@ -434,30 +414,9 @@ impl Answer {
             Some(count) => format!("{shown}:{count}"),
             None => shown.into_owned(),
         };
-        if self.push(&entry, false) {
+        if self.lines.push("", &entry) {
             self.matches += 1;
         }
-    }
-
-    /// Appends one line of the answer (after a `--` line when `separate`), or, when it would
-    /// not fit the budget, stops the answer there. Whether it was appended.
-    fn push(&mut self, entry: &str, separate: bool) -> bool {
-        // Each newline travels as two bytes (`\n`).
-        let joined = if self.text.is_empty() { 0 } else { 2 } + if separate { 4 } else { 0 };
-        let cost = joined + escaped_len(entry);
-        if self.used + cost > self.budget {
-            self.stop = Some(Stop::Output);
-            return false;
-        }
-        self.used += cost;
-        if !self.text.is_empty() {
-            self.text.push('\n');
-        }
-        if separate {
-            self.text.push_str("--\n");
-        }
-        self.text.push_str(entry);
-        true
     }
 
     /// Appends one file's lines, with `--` before a line that does not follow the previous
@@ -471,7 +430,7 @@ impl Answer {
             let mark = if line.is_match { ':' } else { '-' };
             let path = shown_path(path, true);
             let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
-            if !self.push(&entry, separate) {
+            if !self.lines.push(if separate { "--\n" } else { "" }, &entry) {
                 return;
             }
             self.last = Some((index, line.number));
@@ -541,7 +500,7 @@ mod tests {
         let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
         let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
-        answer.text
+        answer.lines.text
     }
 
     #[test]
@@ -570,7 +529,7 @@ mod tests {
         };
         answer.push_file(0, "a", &[line(1, true), line(2, false)]);
         answer.push_file(1, "b", &[line(3, false), line(4, true)]);
-        assert_eq!(answer.text, "a:1:t\na-2-t\n--\nb-3-t\nb:4:t");
+        assert_eq!(answer.lines.text, "a:1:t\na-2-t\n--\nb-3-t\nb:4:t");
         assert_eq!(answer.matches, 2);
     }
 
@@ -584,9 +543,9 @@ mod tests {
         // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30.
         let mut answer = Answer::new(30, 0);
         answer.push_file(0, "p", &[line(1), line(2), line(3)]);
-        assert_eq!(answer.text, "p:1:0123456789\np:2:0123456789");
-        assert_eq!(answer.stop, Some(Stop::Output));
-        assert_eq!(answer.used, 30);
+        assert_eq!(answer.lines.text, "p:1:0123456789\np:2:0123456789");
+        assert_eq!(answer.lines.stop, Some(Stop::Output));
+        assert_eq!(answer.lines.used(), 30);
         assert_eq!(answer.matches, 2);
     }
 }

@@ -2,10 +2,11 @@
 //! `symbols`, read from the same walk, parses and cache as a map, so a lookup after a map (or
 //! another lookup) of an unchanged tree parses nothing.
 
-use super::parse::parse_all;
+use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
+use super::tags::line_text;
 use super::{Fs, FsError, Place, mappable};
-use crate::root::{FileEntry, RelPath};
+use crate::root::{FileEntry, RelPath, RootError};
 
 /// A name to look up: `member`, or `member` of `container` (`Type::member`, `Type.member`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,22 @@ pub struct FoundFile {
     pub references: Vec<u32>,
 }
 
+impl Wanted<'_> {
+    /// How a line spells the qualified name (`Type::member`, `Type.member`); none for a
+    /// plain name.
+    #[must_use]
+    pub fn spellings(&self) -> Vec<String> {
+        self.container
+            .map(|c| {
+                ["::", "."]
+                    .iter()
+                    .map(|sep| format!("{c}{sep}{}", self.member))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// What a lookup found below its scope.
 #[derive(Debug, Default)]
 pub struct Lookup {
@@ -45,12 +62,14 @@ pub struct Lookup {
     pub files: Vec<FoundFile>,
     /// Source files read (from the cache or parsed).
     pub read: usize,
+    /// The last file the walk found, where a walk that stopped early ends.
+    pub last: Option<String>,
     /// The walk stopped at the map's file ceiling ([`super::MAX_WALK_FILES`]).
     pub capped: bool,
-    /// The configured ceiling that stopped the walk, as a notice names it.
-    pub limit: Option<String>,
-    /// Directories passed over for lying too deep.
-    pub too_deep: usize,
+    /// The configured ceiling that stopped the walk.
+    pub stopped: Option<RootError>,
+    /// Directories passed over for lying too deep, in tree order.
+    pub too_deep: Vec<String>,
 }
 
 impl Fs {
@@ -64,8 +83,9 @@ impl Fs {
     ) -> Result<Lookup, FsError> {
         let walked = mappable(self.root(), scope)?;
         let mut lookup = Lookup {
+            last: walked.files.last().map(|f| f.path.clone()),
             capped: walked.capped,
-            limit: walked.limit,
+            stopped: walked.stopped,
             too_deep: walked.too_deep,
             ..Lookup::default()
         };
@@ -79,15 +99,7 @@ impl Fs {
         let container = wanted.container.map(|c| cache.names.get(c));
         // A member defined out of line spells its container in its own line (C++'s
         // `void Type::member()`).
-        let spelled: Vec<String> = wanted
-            .container
-            .map(|c| {
-                ["::", "."]
-                    .iter()
-                    .map(|sep| format!("{c}{sep}{}", wanted.member))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let spelled = wanted.spellings();
         for (i, symbols) in &parsed.files {
             let definitions: Vec<FoundDefinition> = symbols
                 .definitions
@@ -134,9 +146,44 @@ fn referring_lines(
     definitions: &[super::symbols::DefinitionLine],
     name: NameId,
 ) -> Vec<u32> {
+    let mut defining: Vec<u32> = definitions
+        .iter()
+        .filter(|d| d.name == name)
+        .map(|d| d.line)
+        .collect();
+    defining.sort_unstable();
     lines
         .iter()
         .map(|&(_, line)| line)
-        .filter(|&line| !definitions.iter().any(|d| d.name == name && d.line == line))
+        .filter(|line| defining.binary_search(line).is_err())
         .collect()
+}
+
+impl Fs {
+    /// The text of each referring line of `file` (see [`super::tags::line_text`]); `None`
+    /// when the file cannot be read as the walk saw it (it changed since). The call's
+    /// deadline or cancellation ends the call.
+    pub(in crate::fs) fn referring_texts(
+        &self,
+        file: &FoundFile,
+    ) -> Result<Option<Vec<String>>, FsError> {
+        let Some(source) = read_source(self.root(), &file.entry)? else {
+            return Ok(None);
+        };
+        let mut starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', &source).map(|i| i + 1));
+        let (mut start, mut at) = (0, 0u32);
+        let mut texts = Vec::with_capacity(file.references.len());
+        for &line in &file.references {
+            while at < line {
+                match starts.next() {
+                    Some(next) => start = next,
+                    None => return Ok(None),
+                }
+                at += 1;
+            }
+            texts.push(line_text(&source, start));
+        }
+        Ok(Some(texts))
+    }
 }

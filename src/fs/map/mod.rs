@@ -165,8 +165,10 @@ impl Fs {
             skipped: parsed.skipped,
             walk_stopped_at: walked.capped.then_some(MAX_WALK_FILES),
             unfocused,
-            walk_limit: walked.limit,
-            too_deep: walked.too_deep,
+            walk_limit: walked
+                .stopped
+                .map(|error| limit_named(error, self.root().limits())),
+            too_deep: walked.too_deep.len(),
             unparsed: parsed
                 .unparsed
                 .iter()
@@ -235,10 +237,10 @@ struct Mappable {
     files: Vec<FileEntry>,
     /// The walk stopped at [`MAX_WALK_FILES`].
     capped: bool,
-    /// The configured ceiling that stopped the walk, as the summary names it.
-    limit: Option<String>,
+    /// The configured ceiling that stopped the walk.
+    stopped: Option<RootError>,
     /// Directories passed over for lying too deep.
-    too_deep: usize,
+    too_deep: Vec<String>,
 }
 
 /// Walks `scope` in tree order for the files the map considers, entering no skipped
@@ -252,8 +254,8 @@ fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
     let mut found = Mappable {
         files: Vec::new(),
         capped: false,
-        limit: None,
-        too_deep: 0,
+        stopped: None,
+        too_deep: Vec::new(),
     };
     while let Some(step) = walk.next() {
         match step {
@@ -263,7 +265,7 @@ fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
                     walk.leave();
                 }
             }
-            Ok(Step::TooDeep(_)) => found.too_deep += 1,
+            Ok(Step::TooDeep(dir)) => found.too_deep.push(dir),
             Ok(Step::File(file)) => {
                 // A virtualenv is known by its marker file, found after the names sorted before
                 // it: what it held so far is dropped, and the rest of it is not walked.
@@ -288,7 +290,7 @@ fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
             Err(
                 error @ (RootError::FileLimit | RootError::DirectoryLimit | RootError::EntryLimit),
             ) => {
-                found.limit = Some(limit_named(error, root.limits()));
+                found.stopped = Some(error);
                 break;
             }
             Err(error) => return Err(error.into()),

@@ -103,7 +103,7 @@ pub(super) fn parse_all(
 }
 
 /// Reads a whole candidate; `None` when it cannot be opened or is not what the walk saw.
-fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u8>>, FsError> {
+pub(super) fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u8>>, FsError> {
     let Ok(file) = root.open_entry(entry) else {
         return Ok(None);
     };

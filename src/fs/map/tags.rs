@@ -19,6 +19,7 @@ use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
 use super::{Definition, FileTags, Language, Place};
 
+mod container;
 mod grammar;
 mod place;
 mod unwrap;
@@ -319,7 +320,7 @@ fn collect(
         let members = if impl_block {
             source
                 .get(tag.range.clone())
-                .and_then(place::implementing_type)
+                .and_then(container::implementing_type)
         } else if tag.is_definition && CONTAINER_KINDS.contains(&kind) {
             Some(name.clone())
         } else {
@@ -342,7 +343,7 @@ fn collect(
 }
 
 /// The source line holding byte `at`, without its line ending or trailing whitespace.
-fn line_text(source: &[u8], at: usize) -> String {
+pub(crate) fn line_text(source: &[u8], at: usize) -> String {
     let at = at.min(source.len());
     let start = line_start(source, at);
     let end = source[at..]
