@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline, group_diff_ops};
 
 use super::OverLimit;
-use super::answer::answer_budget;
+use super::answer::{FsAnswer, answer_budget};
+use super::revision::{Revision, revisions_value};
 use crate::measure::escaped_len;
 
 /// Lines of context around each change, as `diff -u` gives.
@@ -160,10 +161,17 @@ impl Diff {
         }
     }
 
-    /// What a dry run answers: its text, the diff cut (with a notice saying how much is shown
-    /// and that `narrow` or a higher limit shows the rest) to fit `max_result_bytes` beside
-    /// the diff for `structuredContent`, which is the second value.
-    pub(super) fn preview(&self, max_result_bytes: u64, narrow: String) -> (String, String) {
+    /// What a dry run answers: the diff cut (with a notice saying how much is shown and that
+    /// `narrow` or a higher limit shows the rest) to fit `max_result_bytes` beside the diff for
+    /// `structuredContent`, which goes under the `diff` key beside `revision`. Nothing changed,
+    /// so `revision` is the file's as it is: the real call can send it as
+    /// `_expected-revisions` to change exactly what the diff was made from.
+    pub(super) fn preview(
+        &self,
+        revision: Revision,
+        max_result_bytes: u64,
+        narrow: String,
+    ) -> FsAnswer {
         let structured = self.structured();
         let budget = answer_budget(max_result_bytes).saturating_sub(escaped_len(&structured));
         let text = match self.within(budget) {
@@ -177,7 +185,12 @@ impl Diff {
                 format!("{kept}\n[{over}]")
             }
         };
-        (text, structured)
+        let mut revisions = revisions_value(&[("path", revision)]);
+        revisions["diff"] = structured.into();
+        FsAnswer {
+            text,
+            revisions: Some(revisions),
+        }
     }
 
     /// Adds one line (with its `\n`): kept while it fits, counted in any case.

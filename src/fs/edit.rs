@@ -97,9 +97,7 @@ impl Fs {
                 moved: published.fs("move"),
             });
         }
-        let mut bytes = vec![0u8; file.size() as usize];
-        file.read_exact_at(&mut bytes, 0)?;
-        file.ensure_unchanged()?;
+        let bytes = file.read_all()?;
         let text = String::from_utf8(bytes).map_err(|_| FsError::NotText(given.to_owned()))?;
         let (bom, body) = match text.strip_prefix(BOM) {
             Some(body) => (BOM, body),
@@ -156,15 +154,8 @@ impl Fs {
             let budget = answer_budget(max_result_bytes);
             let diff = Diff::of_replacements(path, &text, &output, runs, lengths, budget);
             let narrow = "replace fewer occurrences or a shorter text".to_owned();
-            let (shown, structured) = diff.preview(max_result_bytes, narrow);
-            // Nothing changed: the revision is the file's as it is, which the real call can
-            // send as `_expected-revisions` to change exactly what the diff was made from.
-            let mut revisions = revisions_value(&[("path", Revision::of_bytes(text.as_bytes()))]);
-            revisions["diff"] = structured.into();
-            return Ok(FsAnswer {
-                text: shown,
-                revisions: Some(revisions),
-            });
+            let revision = Revision::of_bytes(text.as_bytes());
+            return Ok(diff.preview(revision, max_result_bytes, narrow));
         }
         let diff = Diff::of_replacements(path, &text, &output, runs, lengths, STRUCTURED_BYTES);
         self.commit(given, &location, output.as_bytes())?;

@@ -3,12 +3,12 @@
 //!
 //! One streaming pass hashes the bytes (the revision), checks they are UTF-8, counts lines and
 //! keeps only what the answer shows, so memory stays bounded whatever the file size. A negative
-//! offset counts from the end: a file up to [`COUNTED_TAIL_BYTES`] is counted first, so its
-//! lines keep their numbers; a larger one is read backwards from its end in blocks
-//! ([`tail_start`]) and its lines are numbered from the end. An image (`image`) is read whole,
-//! up to `--max-image-bytes`.
+//! offset counts from the end (`tail`): a small file is counted first, so its lines keep their
+//! numbers; a larger one is read backwards from its end in blocks and its lines are numbered
+//! from the end. An image (`image`) is read whole, up to `--max-image-bytes`.
 
 mod image;
+mod tail;
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -19,14 +19,10 @@ use super::locate::FsPath;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, Published, answer, str_arg};
 use crate::config::limits::MAX_SAFE_INTEGER;
-use crate::digest::{HashBudget, sha256_hex};
+use crate::digest::sha256_hex;
 use crate::measure::escaped_len;
 use crate::root::{ReadFile, RootError};
 use crate::tools::{Image, Tool, ToolOutput, object_schema, positive_safe_integer};
-
-/// The largest file whose lines a negative offset counts from the start (so they keep their
-/// numbers, and the answer its revision); a larger file is read from its end only.
-const COUNTED_TAIL_BYTES: u64 = 8 << 20;
 
 /// Bytes read and hashed at a time.
 const BLOCK: usize = 64 * 1024;
@@ -117,38 +113,21 @@ impl Fs {
             RootError::NotReadable => FsError::NotRegular(given.to_owned()),
             other => FsError::from(other),
         })?;
-        if let Some(format) = image_format(&file)? {
+        // The first block, enough to tell an image from text (see `image::format_of`).
+        let mut head = vec![0u8; BLOCK.min(usize::try_from(file.size()).unwrap_or(BLOCK))];
+        let n = file.read_at(&mut head, 0)?;
+        if let Some(format) = image::format_of(&head[..n], file.size()) {
             let (answer, image) = self.read_image(given, &file, format)?;
             return Ok((answer, Some(image)));
         }
-        let window = |first: u64| Window {
-            first,
-            last: limit
-                .map(|l| first.saturating_add(l - 1))
-                .unwrap_or(u64::MAX),
-        };
+        let window = |first: u64| Window::of(first, limit);
         let answer = match offset {
             None if limit.is_none() => self.read_lines(given, &file, None, None)?,
             None => self.read_lines(given, &file, Some(window(1)), None)?,
             Some(Offset::Line(first)) => {
                 self.read_lines(given, &file, Some(window(first)), None)?
             }
-            Some(Offset::FromEnd(back)) => {
-                // A large file is read from its end only; a small one is counted, so its lines
-                // keep their numbers, and so is a large one whose start the scan back reached.
-                let tail = if file.size() > COUNTED_TAIL_BYTES {
-                    tail_start(&file, back)?
-                } else {
-                    TailStart::Lines(count_lines(&file)?)
-                };
-                match tail {
-                    TailStart::At(start) => self.read_far_tail(given, &file, start, back, limit)?,
-                    TailStart::Lines(total) => {
-                        let first = total.saturating_sub(back - 1).max(1);
-                        self.read_lines(given, &file, Some(window(first)), Some(back))?
-                    }
-                }
-            }
+            Some(Offset::FromEnd(back)) => self.read_from_end(given, &file, back, limit)?,
         };
         Ok((answer, None))
     }
@@ -172,9 +151,7 @@ impl Fs {
             )));
         }
         // Within the limit, and `size` is what fstat saw: no more is read.
-        let mut bytes = vec![0u8; size as usize];
-        file.read_exact_at(&mut bytes, 0)?;
-        file.ensure_unchanged()?;
+        let bytes = file.read_all()?;
         let (width, height) = format
             .check(&bytes)
             .map_err(|fault| FsError::DamagedImage {
@@ -233,33 +210,6 @@ impl Fs {
         })
     }
 
-    /// Lines `-back ..` (at most `limit`) of a file too large to count, read forward from
-    /// `start`, where line `-back` begins, and numbered from the end. The revision is the
-    /// memo's, when it holds one for this file, else unknown: hashing would read it whole.
-    fn read_far_tail(
-        &self,
-        given: &str,
-        file: &ReadFile,
-        start: u64,
-        back: u64,
-        limit: Option<u64>,
-    ) -> Result<FsAnswer, FsError> {
-        let last = limit.unwrap_or(back).min(back);
-        let shift = -(back as i64) - 1;
-        let mut scan = Scan::new(self.budget(), false, 1, last, shift);
-        feed(given, file, start, &mut scan, true)?;
-        file.ensure_unchanged()?;
-        let revision = match self.memo().digest(file, &mut HashBudget(0)) {
-            Ok(digest) => Revision::of_digest(digest),
-            Err(_) => Revision::unknown(),
-        };
-        let max_result_bytes = self.root().limits().max_result_bytes;
-        Ok(FsAnswer {
-            text: scan.answer_from_end(back, max_result_bytes, &self.published),
-            revisions: Some(revisions_value(&[("path", revision)])),
-        })
-    }
-
     /// What the lines of an answer may take: the result limit less the envelope's headroom.
     fn budget(&self) -> u64 {
         self.root()
@@ -276,23 +226,16 @@ struct Window {
     last: u64,
 }
 
-/// The image format `file` holds: its first bytes are a format's signature, and its first
-/// block is not UTF-8 text (so a text file that happens to start with `GIF89a` or `RIFF` is
-/// still text).
-fn image_format(file: &ReadFile) -> Result<Option<Format>, FsError> {
-    let mut head = [0u8; image::SIGNATURE_BYTES];
-    let n = file.read_at(&mut head, 0)?;
-    let Some(format) = Format::sniff(&head[..n]) else {
-        return Ok(None);
-    };
-    let mut block = vec![0u8; BLOCK.min(file.size() as usize)];
-    let n = file.read_at(&mut block, 0)?;
-    let text = match std::str::from_utf8(&block[..n]) {
-        Ok(_) => true,
-        // A scalar cut by the block's end may go on after it.
-        Err(e) => e.error_len().is_none() && (n as u64) < file.size(),
-    };
-    Ok((!text).then_some(format))
+impl Window {
+    /// The window of at most `limit` lines (all of them without one) from line `first`.
+    fn of(first: u64, limit: Option<u64>) -> Window {
+        Window {
+            first,
+            last: limit
+                .map(|l| first.saturating_add(l - 1))
+                .unwrap_or(u64::MAX),
+        }
+    }
 }
 
 /// Feeds `file` to `scan` from byte `from`, hashing and checking UTF-8 as it goes: to its end,
@@ -344,59 +287,6 @@ fn feed(
         scan.take(&line_text(&line), false, truncated);
     }
     Ok(())
-}
-
-/// Lines in `file`, counted as `read` counts them: one per `\n`, and a last one that has none.
-fn count_lines(file: &ReadFile) -> Result<u64, FsError> {
-    let mut block = vec![0u8; BLOCK];
-    let (mut offset, mut lines, mut last) = (0u64, 0u64, b'\n');
-    loop {
-        let n = file.read_at(&mut block, offset)?;
-        if n == 0 {
-            break;
-        }
-        offset += n as u64;
-        lines += memchr::memchr_iter(b'\n', &block[..n]).count() as u64;
-        last = block[n - 1];
-    }
-    Ok(lines + u64::from(last != b'\n'))
-}
-
-/// Where the scan back from a file's end found line `-back` to begin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TailStart {
-    /// At this byte, after the `\n` ending the line before it.
-    At(u64),
-    /// Nowhere: the file has this many lines, fewer than `back` (the scan read it all).
-    Lines(u64),
-}
-
-/// Scans `file` backwards from its end in blocks for the start of line `-back`, reading no
-/// further back than that (a `\n` ending the file ends its last line, and starts none).
-fn tail_start(file: &ReadFile, back: u64) -> Result<TailStart, FsError> {
-    let size = file.size();
-    let mut block = vec![0u8; BLOCK];
-    let mut end = size;
-    if size > 0 {
-        file.read_exact_at(&mut block[..1], size - 1)?;
-        if block[0] == b'\n' {
-            end -= 1;
-        }
-    }
-    let mut seen = 0u64;
-    while end > 0 {
-        let from = end.saturating_sub(BLOCK as u64);
-        let bytes = &mut block[..(end - from) as usize];
-        file.read_exact_at(bytes, from)?;
-        for at in memchr::memrchr_iter(b'\n', bytes) {
-            seen += 1;
-            if seen == back {
-                return Ok(TailStart::At(from + at as u64 + 1));
-            }
-        }
-        end = from;
-    }
-    Ok(TailStart::Lines(seen + u64::from(size > 0)))
 }
 
 /// State of the one pass over a file.
@@ -523,38 +413,6 @@ impl Scan {
             )
         } else {
             format!("[lines {start}-{end} of {total} total]")
-        };
-        format!("{}\n\n{footer}", self.window.join("\n"))
-    }
-
-    /// The answer of a window read from the end of a file too large to count, starting at line
-    /// `-back`: its lines numbered from the end, and a footer saying how to go on (the lines
-    /// before it, or the rest of a window cut by the budget).
-    fn answer_from_end(self, back: u64, max_result_bytes: u64, published: &Published) -> String {
-        let shown = self.window.len() as u64;
-        if shown == 0 {
-            return too_long(
-                format!("line -{back} does not fit"),
-                max_result_bytes,
-                published,
-            );
-        }
-        let end = back - shown + 1;
-        let lines = format!(
-            "lines -{back} to -{end} of a file over {} MiB, counted from its end",
-            COUNTED_TAIL_BYTES >> 20
-        );
-        // A cut window stopped before its last line, so line -(end - 1) exists.
-        let footer = if self.cut {
-            format!(
-                "[{lines}; the window is larger than one answer: continue with offset -{}]",
-                end - 1
-            )
-        } else {
-            format!(
-                "[{lines}; earlier lines: offset -{}, limit {shown}]",
-                back + shown
-            )
         };
         format!("{}\n\n{footer}", self.window.join("\n"))
     }

@@ -9,7 +9,7 @@ use super::error::count;
 use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
-use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
+use super::{Fs, FsError, Kind, OverLimit, Published, answer, bool_arg, str_arg};
 use crate::root::{Location, Node};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
@@ -68,16 +68,11 @@ impl Fs {
         let (given, path) = (at.given.as_str(), &at.path);
         let limit = self.root().limits().max_write_bytes;
         if content.len() as u64 > limit {
-            let published = &self.published;
             return Err(FsError::OverLimit(OverLimit::new(
                 "max_write_bytes",
                 limit,
                 format!("content is {} bytes, more than {limit}", content.len()),
-                Some(format!(
-                    "write a part with {} and add the rest with {}",
-                    published.fs("write"),
-                    published.fs("edit")
-                )),
+                Some(in_parts(&self.published)),
             )));
         }
         if path.is_root() {
@@ -155,9 +150,7 @@ impl Fs {
                         (unshown(false, why), self.revision(location, false))
                     }
                     Some(file) => {
-                        let mut bytes = vec![0u8; file.size() as usize];
-                        file.read_exact_at(&mut bytes, 0)?;
-                        file.ensure_unchanged()?;
+                        let bytes = file.read_all()?;
                         let revision = Revision::of_bytes(&bytes);
                         let diff = match std::str::from_utf8(&bytes) {
                             Ok(old) => Diff::of(path, Some(old), content, budget),
@@ -179,24 +172,8 @@ impl Fs {
                 revisions: Some(revisions_value(&[("path", revision)])),
             });
         }
-        Ok(self.previewed(diff, revision))
-    }
-
-    /// The answer of a write's dry run: the diff, and the revision of the file as it is.
-    fn previewed(&self, diff: Diff, revision: Revision) -> FsAnswer {
-        let published = &self.published;
-        let narrow = format!(
-            "write a part with {} and add the rest with {}",
-            published.fs("write"),
-            published.fs("edit")
-        );
-        let (text, structured) = diff.preview(self.root().limits().max_result_bytes, narrow);
-        let mut revisions = revisions_value(&[("path", revision)]);
-        revisions["diff"] = structured.into();
-        FsAnswer {
-            text,
-            revisions: Some(revisions),
-        }
+        let narrow = in_parts(&self.published);
+        Ok(diff.preview(revision, limits.max_result_bytes, narrow))
     }
 
     /// Atomically replaces the file at `location`, reporting failures in the model's terms.
@@ -210,4 +187,14 @@ impl Fs {
             .write_file(bytes, None)
             .map_err(|_| FsError::Refused(given.to_owned()))
     }
+}
+
+/// How to send a content too large for one write or one dry run's answer, in the `published`
+/// names of the tools.
+fn in_parts(published: &Published) -> String {
+    format!(
+        "write a part with {} and add the rest with {}",
+        published.fs("write"),
+        published.fs("edit")
+    )
 }

@@ -51,6 +51,17 @@ impl ReadFile {
         }
     }
 
+    /// The whole file: the [`size`](Self::size) bytes `fstat` saw at open time, checked
+    /// unchanged once read. A short read (the file shrank) is [`RootError::ReadFailed`], a
+    /// change [`RootError::Changed`]. The caller bounds the size first: it is allocated whole.
+    pub fn read_all(&self) -> Result<Vec<u8>, RootError> {
+        let size = usize::try_from(self.size()).map_err(|_| RootError::TooLarge)?;
+        let mut bytes = vec![0u8; size];
+        self.read_exact_at(&mut bytes, 0)?;
+        self.ensure_unchanged()?;
+        Ok(bytes)
+    }
+
     /// Fails with [`RootError::Changed`] if the open file's contents may have moved since it
     /// was opened: its size or modification time. The change time is left out on purpose: an
     /// atomic replace unlinks the old inode, which bumps its change time although not a byte
@@ -168,24 +179,27 @@ pub(crate) fn open_regular(
         if file_type(&seen) != FileType::RegularFile {
             return Err(RootError::NotReadable);
         }
-        let fd = match open_beneath(root, path.as_str(), READ_FLAGS) {
-            Beneath::Opened(fd) => fd,
+        let file = match open_beneath(root, path.as_str(), READ_FLAGS) {
+            Beneath::Opened(fd) => opened_regular(fd)?,
             Beneath::Refused => return Err(RootError::NotReadable),
-            Beneath::Unsupported => rustix::fs::openat(parent, name, READ_FLAGS, Mode::empty())
-                .map_err(|_| RootError::NotReadable)?,
+            Beneath::Unsupported => open_regular_in(parent, name)?,
         };
-        let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
-        if file_type(&stat) != FileType::RegularFile {
-            return Err(RootError::NotReadable);
-        }
-        if stat.st_ino == seen.st_ino && stat.st_dev == seen.st_dev {
-            return Ok(ReadFile {
-                fd,
-                identity: Identity::of(&stat),
-            });
+        if file.identity.same_file(&Identity::of(&seen)) {
+            return Ok(file);
         }
     }
     Err(RootError::NotReadable)
+}
+
+/// Opens the regular file `name` in `dir` for reading, following no link and never blocking
+/// on a FIFO or device; its `fstat` must show a regular file. It is confined as far as `dir`
+/// is, so `dir` must have been reached through no link: [`open_regular`] takes this step only
+/// on kernels without `openat2`, and a walk reads the ignore files of a directory it holds
+/// with it (`walk::gitignore`), so they are that directory's even if it was renamed.
+pub(crate) fn open_regular_in(dir: impl AsFd, name: &str) -> Result<ReadFile, RootError> {
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+        .map_err(|_| RootError::NotReadable)?;
+    opened_regular(fd)
 }
 
 /// The regular file behind a descriptor just opened, or [`RootError::NotReadable`].

@@ -107,12 +107,10 @@ pub(super) fn read_source(root: &Root, entry: &FileEntry) -> Result<Option<Vec<u
     let Ok(file) = root.open_entry(entry) else {
         return Ok(None);
     };
-    let size = usize::try_from(file.size()).unwrap_or(usize::MAX);
-    let mut bytes = vec![0; size];
-    match file.read_at(&mut bytes, 0) {
-        Ok(n) if n == size => Ok(Some(bytes)),
-        Ok(_) => Ok(None),
+    match file.read_all() {
+        Ok(bytes) => Ok(Some(bytes)),
         Err(stop @ (RootError::Deadline | RootError::Cancelled)) => Err(stop.into()),
+        // Shrunk or changed while read: not what the walk saw.
         Err(_) => Ok(None),
     }
 }

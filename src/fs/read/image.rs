@@ -14,11 +14,21 @@ pub(super) enum Format {
     WebP,
 }
 
-/// Bytes the signature of every format fits in.
-pub(super) const SIGNATURE_BYTES: usize = 12;
-
 /// What the check of a whole image found wrong, as a clause (`it ends before its IEND chunk`).
 pub(super) type Fault = &'static str;
+
+/// The image format of a file of `size` bytes whose first bytes (a block of them, or all) are
+/// `head`: they start with a format's signature and are not UTF-8 text, so a text file that
+/// happens to start with `GIF89a` or `RIFF` is still text.
+pub(super) fn format_of(head: &[u8], size: u64) -> Option<Format> {
+    let format = Format::sniff(head)?;
+    let text = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // A scalar cut by the head's end may go on after it.
+        Err(e) => e.error_len().is_none() && (head.len() as u64) < size,
+    };
+    (!text).then_some(format)
+}
 
 impl Format {
     /// The format whose signature `head` (the file's first bytes) starts with.
@@ -69,24 +79,34 @@ impl Format {
     }
 }
 
-fn be32(bytes: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+// Every field is read through `field`, which answers `None` past the end, and every run of
+// bytes through `slice::get`: the walks are handed whatever a file holds, so no input, however
+// short or garbled, can index out of bounds. (Offsets are sums of the input's length and
+// 32-bit lengths read from it, which cannot overflow a 64-bit `usize`.)
+
+/// The `N` bytes at `at`, if the input holds them.
+fn field<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
-fn be16(bytes: &[u8], at: usize) -> u32 {
-    u32::from(u16::from_be_bytes([bytes[at], bytes[at + 1]]))
+fn be32(bytes: &[u8], at: usize) -> Option<u32> {
+    field(bytes, at).map(u32::from_be_bytes)
 }
 
-fn le16(bytes: &[u8], at: usize) -> u32 {
-    u32::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+fn be16(bytes: &[u8], at: usize) -> Option<u32> {
+    field(bytes, at).map(|b| u32::from(u16::from_be_bytes(b)))
 }
 
-fn le32(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+fn le16(bytes: &[u8], at: usize) -> Option<u32> {
+    field(bytes, at).map(|b| u32::from(u16::from_le_bytes(b)))
 }
 
-fn le24(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0])
+fn le32(bytes: &[u8], at: usize) -> Option<u32> {
+    field(bytes, at).map(u32::from_le_bytes)
+}
+
+fn le24(bytes: &[u8], at: usize) -> Option<u32> {
+    field(bytes, at).map(|[a, b, c]| u32::from_le_bytes([a, b, c, 0]))
 }
 
 /// PNG: the signature, an IHDR chunk first, at least one IDAT, and an IEND chunk, every chunk
@@ -100,22 +120,27 @@ fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
         if bytes.len() < at + 12 {
             return Err(CUT);
         }
-        let length = be32(bytes, at) as usize;
+        let length = be32(bytes, at).ok_or(CUT)? as usize;
         if length > i32::MAX as usize {
             return Err("a chunk's length is out of range");
         }
-        let kind = &bytes[at + 4..at + 8];
         let end = at + 12 + length;
-        if bytes.len() < end {
+        let (Some(kind), Some(typed), Some(crc)) = (
+            bytes.get(at + 4..at + 8),
+            bytes.get(at + 4..at + 8 + length),
+            be32(bytes, at + 8 + length),
+        ) else {
             return Err(CUT);
-        }
-        if crc32(&bytes[at + 4..at + 8 + length]) != be32(bytes, at + 8 + length) {
+        };
+        if crc32(typed) != crc {
             return Err("a chunk's CRC does not match its bytes");
         }
-        let data = &bytes[at + 8..at + 8 + length];
+        let data = &typed[4..];
         match (size, kind) {
             (None, b"IHDR") if length == 13 => {
-                let (width, height) = (be32(data, 0), be32(data, 4));
+                let (Some(width), Some(height)) = (be32(data, 0), be32(data, 4)) else {
+                    return Err(CUT);
+                };
                 if width == 0 || height == 0 {
                     return Err("its IHDR chunk gives no size");
                 }
@@ -138,14 +163,13 @@ fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     let mut at = 2;
     let mut size = None;
     loop {
-        if at >= bytes.len() {
-            return Err(CUT);
-        }
-        if bytes[at] != 0xff {
-            return Err("a segment does not start with a marker");
+        match bytes.get(at) {
+            None => return Err(CUT),
+            Some(0xff) => {}
+            Some(_) => return Err("a segment does not start with a marker"),
         }
         // Any number of 0xFF fill bytes may precede a marker.
-        while at < bytes.len() && bytes[at] == 0xff {
+        while bytes.get(at) == Some(&0xff) {
             at += 1;
         }
         let Some(&marker) = bytes.get(at) else {
@@ -159,10 +183,7 @@ fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
             0x00 | 0xd8 => return Err("a marker is not valid where it stands"),
             _ => {}
         }
-        if bytes.len() < at + 2 {
-            return Err(CUT);
-        }
-        let length = be16(bytes, at) as usize;
+        let length = be16(bytes, at).ok_or(CUT)? as usize;
         if length < 2 {
             return Err("a segment's length is out of range");
         }
@@ -175,7 +196,9 @@ fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
             if length < 8 {
                 return Err("its frame header (SOF) is too short");
             }
-            let (height, width) = (be16(bytes, at + 3), be16(bytes, at + 5));
+            let (Some(height), Some(width)) = (be16(bytes, at + 3), be16(bytes, at + 5)) else {
+                return Err(CUT);
+            };
             if width == 0 || height == 0 {
                 return Err("its frame header (SOF) gives no size");
             }
@@ -189,7 +212,8 @@ fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
             // Entropy-coded data runs to the next marker that is neither a stuffed 0xFF00
             // nor a restart marker.
             loop {
-                let Some(ff) = memchr::memchr(0xff, &bytes[at..]) else {
+                let rest = bytes.get(at..).ok_or(CUT)?;
+                let Some(ff) = memchr::memchr(0xff, rest) else {
                     return Err(CUT);
                 };
                 let next = at + ff + 1;
@@ -213,7 +237,11 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     if bytes.len() < 13 {
         return Err(CUT);
     }
-    let (width, height) = (le16(bytes, 6), le16(bytes, 8));
+    let (Some(width), Some(height), Some(&packed)) =
+        (le16(bytes, 6), le16(bytes, 8), bytes.get(10))
+    else {
+        return Err(CUT);
+    };
     if width == 0 || height == 0 {
         return Err("its header gives no size");
     }
@@ -224,7 +252,7 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
             0
         }
     };
-    let mut at = 13 + table(bytes[10]);
+    let mut at = 13 + table(packed);
     let mut images = 0;
     // Data sub-blocks: a length byte, that many bytes, until a length of 0.
     let sub_blocks = |mut at: usize| -> Result<usize, Fault> {
@@ -248,7 +276,8 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
                     return Err(CUT);
                 }
                 // The descriptor, its local colour table, the LZW code size, then the data.
-                at += 10 + table(bytes[at + 9]) + 1;
+                let local = *bytes.get(at + 9).ok_or(CUT)?;
+                at += 10 + table(local) + 1;
                 at = sub_blocks(at)?;
                 images += 1;
             }
@@ -261,9 +290,10 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
 /// WebP: a RIFF container no longer than the file, whose chunks fill it exactly, starting with
 /// a VP8, VP8L or VP8X chunk that gives a size, and holding an image (VP8, VP8L or ANMF).
 fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
-    let end = 8 + le32(bytes, 4) as usize;
+    const SHORT: Fault = "it is shorter than its RIFF header says";
+    let end = 8 + le32(bytes, 4).ok_or(SHORT)? as usize;
     if bytes.len() < end {
-        return Err("it is shorter than its RIFF header says");
+        return Err(SHORT);
     }
     let mut at = 12;
     let mut size = None;
@@ -272,27 +302,32 @@ fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
         if end < at + 8 {
             return Err("its last chunk is cut short");
         }
-        let kind = &bytes[at..at + 4];
-        let length = le32(bytes, at + 4) as usize;
+        const OVER: Fault = "a chunk runs past the end of its RIFF container";
+        let (Some(kind), Some(length)) = (bytes.get(at..at + 4), le32(bytes, at + 4)) else {
+            return Err(OVER);
+        };
+        let length = length as usize;
         let data = at + 8;
         // A chunk of odd length is followed by one byte of padding.
         let next = data + length + (length & 1);
         if end < data + length {
-            return Err("a chunk runs past the end of its RIFF container");
+            return Err(OVER);
         }
-        let data = &bytes[data..data + length];
+        let data = bytes.get(data..data + length).ok_or(OVER)?;
         if size.is_none() {
-            size = Some(match kind {
-                b"VP8 " if length >= 10 && data[3..6] == [0x9d, 0x01, 0x2a] => {
-                    (le16(data, 6) & 0x3fff, le16(data, 8) & 0x3fff)
+            let first = match kind {
+                b"VP8 " if data.get(3..6) == Some(&[0x9d, 0x01, 0x2a][..]) => le16(data, 6)
+                    .zip(le16(data, 8))
+                    .map(|(w, h)| (w & 0x3fff, h & 0x3fff)),
+                b"VP8L" if data.first() == Some(&0x2f) => {
+                    le32(data, 1).map(|bits| ((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1))
                 }
-                b"VP8L" if length >= 5 && data[0] == 0x2f => {
-                    let bits = le32(data, 1);
-                    ((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1)
-                }
-                b"VP8X" if length >= 10 => (le24(data, 4) + 1, le24(data, 7) + 1),
-                _ => return Err("it does not start with a VP8, VP8L or VP8X chunk"),
-            });
+                b"VP8X" => le24(data, 4)
+                    .zip(le24(data, 7))
+                    .map(|(w, h)| (w + 1, h + 1)),
+                _ => None,
+            };
+            size = Some(first.ok_or("it does not start with a VP8, VP8L or VP8X chunk")?);
         }
         image |= matches!(kind, b"VP8 " | b"VP8L" | b"ANMF");
         at = next;
@@ -458,5 +493,82 @@ mod tests {
                 bytes.push((n.wrapping_mul(2_654_435_761) >> 13) as u8);
             }
         }
+    }
+
+    /// A PNG of one pixel (its IDAT's bytes are not decoded here).
+    fn png_pixel() -> Vec<u8> {
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        let ihdr = [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0];
+        for (kind, data) in [
+            (b"IHDR", &ihdr[..]),
+            (b"IDAT", &[0x78, 0x9c][..]),
+            (b"IEND", &[]),
+        ] {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            let typed = [&kind[..], data].concat();
+            out.extend_from_slice(&typed);
+            out.extend_from_slice(&crc32(&typed).to_be_bytes());
+        }
+        out
+    }
+
+    /// A GIF of one pixel: header, one image descriptor with one data sub-block, trailer.
+    fn gif_pixel() -> Vec<u8> {
+        let mut out = b"GIF89a\x01\0\x01\0\0\0\0".to_vec();
+        out.extend_from_slice(&[0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3b]);
+        out
+    }
+
+    #[test]
+    fn check_answers_short_and_garbage_input_of_any_format_without_panicking() {
+        let mut jpeg = jpeg_head(3, 2);
+        jpeg.extend_from_slice(&[0x78, 0xff, 0xd9]);
+        let webp = riff(&[(b"VP8 ", &[0, 0, 0, 0x9d, 0x01, 0x2a, 40, 0, 30, 0])]);
+        let wholes = [
+            (Format::Png, png_pixel(), (1, 1)),
+            (Format::Jpeg, jpeg, (3, 2)),
+            (Format::Gif, gif_pixel(), (1, 1)),
+            (Format::WebP, webp, (40, 30)),
+        ];
+        let formats = wholes.each_ref().map(|(format, ..)| *format);
+        for (format, whole, size) in &wholes {
+            assert_eq!(format.check(whole), Ok(*size), "{format:?}");
+            // Every cut of every image, handed to every format's check (so each walk also
+            // meets the others' bytes): only the whole image of its own format passes.
+            for n in 0..whole.len() {
+                for other in formats {
+                    assert!(
+                        other.check(&whole[..n]).is_err(),
+                        "{other:?} on {n} bytes of {format:?}"
+                    );
+                }
+            }
+        }
+        // Inputs shorter than any signature, and garbage of every length up to 300 bytes.
+        let mut garbage = Vec::new();
+        for n in 0..300u32 {
+            for format in formats {
+                assert!(
+                    format.check(&garbage).is_err(),
+                    "{format:?} on {n} garbage bytes"
+                );
+                assert!(format.check(&vec![0xff; n as usize]).is_err());
+                assert!(format.check(&vec![0; n as usize]).is_err());
+            }
+            garbage.push((n.wrapping_mul(2_654_435_761) >> 11) as u8);
+        }
+        // Headers whose lengths claim more than the input holds.
+        assert_eq!(
+            Format::WebP.check(b"RIFF"),
+            Err("it is shorter than its RIFF header says")
+        );
+        assert_eq!(
+            Format::WebP.check(b"RIFF\xff\xff\xff\xffWEBP"),
+            Err("it is shorter than its RIFF header says")
+        );
+        assert_eq!(
+            Format::Png.check(b"\x89PNG\r\n\x1a\n\x7f\xff\xff\xffIHDR\0\0\0\0"),
+            Err("it ends before its IEND chunk")
+        );
     }
 }

@@ -10,13 +10,14 @@
 //!
 //! [`Root::with_respect_gitignore`]: crate::Root::with_respect_gitignore
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use rustix::fs::{FileType, Mode, OFlags};
+use rustix::fs::FileType;
 
 use crate::dir::{file_type, lstat_at, open_dir_at};
+use crate::open::open_regular_in;
 use crate::remember::Remembered;
 
 /// Largest ignore file read; a larger one is passed over (it could only hide more).
@@ -153,33 +154,14 @@ fn read_small(
     if seen.st_nlink > 1 {
         *watched &= remembered.watch_entry(dir, name);
     }
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, name, flags, Mode::empty()).ok()?;
-    let stat = rustix::fs::fstat(&fd).ok()?;
-    let size = u64::try_from(stat.st_size).ok()?;
-    if file_type(&stat) != FileType::RegularFile || size > MAX_IGNORE_BYTES {
+    // Opened through the descriptor the walk holds, not by a path from the root as
+    // `open_regular` opens: the rules must be those of the directory whose entries they
+    // judge, even one renamed since the walk entered it.
+    let file = open_regular_in(dir, name).ok()?;
+    if file.size() > MAX_IGNORE_BYTES {
         return None;
     }
-    read_to_end(fd.as_fd(), size)
-}
-
-/// Reads a file of about `size` bytes to its end, never past [`MAX_IGNORE_BYTES`].
-fn read_to_end(fd: std::os::fd::BorrowedFd<'_>, size: u64) -> Option<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?);
-    let mut buf = [0u8; 8192];
-    loop {
-        match rustix::io::read(fd, &mut buf) {
-            Ok(0) => return Some(bytes),
-            Ok(n) => {
-                bytes.extend_from_slice(&buf[..n]);
-                if bytes.len() as u64 > MAX_IGNORE_BYTES {
-                    return None;
-                }
-            }
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(_) => return None,
-        }
-    }
+    file.read_all().ok()
 }
 
 #[cfg(test)]

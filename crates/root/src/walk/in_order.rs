@@ -269,6 +269,11 @@ impl Root {
                 &mut live.vouched,
             )
         });
+        if rules.is_some() {
+            // A rules file whose read the deadline or a cancellation stopped counts as absent;
+            // the walk stops here rather than show what it would have hidden.
+            crate::deadline::check()?;
+        }
         let entries = names
             .into_iter()
             .filter_map(|(name, stat)| {
