@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::answer::FsAnswer;
 use super::error::count;
-use super::locate::FsPath;
+use super::locate::{Endpoints, FsPath, Transfer};
 use super::revision::Expected;
 use super::revision::revisions_value;
 use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
@@ -49,51 +49,15 @@ impl Fs {
         to_at: &FsPath,
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
-        let (from_given, from) = (from_at.given.as_str(), &from_at.path);
-        let (to_given, to) = (to_at.given.as_str(), &to_at.path);
-        let into_itself = || FsError::MoveIntoItself(from_given.to_owned(), to_given.to_owned());
-        if from.is_root() || to.is_root() {
-            return Err(FsError::CopyRoot);
-        }
-        if from != to && from.contains(to.as_str()) {
-            return Err(into_itself());
-        }
+        let (from_given, to_given) = (from_at.given.as_str(), to_at.given.as_str());
         let _guard = self.lock();
-        let source = self.served_location(from_at, false)?;
-        let source_node = source.node();
-        match &source_node {
-            Node::Absent => return Err(FsError::Missing(from_given.to_owned())),
-            Node::Directory(_) => {}
-            _ if !self.serves_file(from, &source) => {
-                return Err(FsError::NotServed(from_given.to_owned()));
-            }
-            _ => {}
-        }
-        let is_dir = matches!(source_node, Node::Directory(_));
-        let target = self.destination(to_at, !is_dir)?;
-        if !matches!(target.node(), Node::Absent) {
-            return Err(FsError::TargetExists(to_given.to_owned()));
-        }
-        // A followed link can put the destination inside the source where the text does not.
-        if is_dir && source.path().contains(target.path().as_str()) {
-            return Err(into_itself());
-        }
-        let seen = if is_dir {
-            // Each entry must be served both where it is and where its copy would be: a copy
-            // may neither bring a hidden file into view nor make a file no tool can show.
-            let selector = self.root().selector();
-            let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
-            let allowed = |p: &str, is_dir: bool| {
-                let copied = format!("{to_dir}{}", &p[from_dir.len()..]);
-                selector.serves_entry(p, is_dir) && selector.serves_entry(&copied, is_dir)
-            };
-            match self.root().check_tree(&source, &allowed)? {
-                Some(seen) => Some(seen),
-                None => return Err(FsError::CopyUnserved(from_given.to_owned())),
-            }
-        } else {
-            None
-        };
+        let Endpoints {
+            source,
+            source_node,
+            target,
+            seen,
+        } = self.transfer_endpoints(from_at, to_at, Transfer::Copy)?;
+        let is_dir = seen.is_some();
         self.check_expected(expected, &[("from", &source), ("to", &target)])?;
         let copied = match &seen {
             Some(seen) => self.root().copy_tree(&source, seen, &target),

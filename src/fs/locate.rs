@@ -2,7 +2,7 @@
 //! selector serves it, and resolving it to a [`Location`], each failure worded for the model.
 
 use super::{Fs, FsError, OverLimit};
-use crate::root::{ChainError, Location, Node, RelPath};
+use crate::root::{ChainError, Location, Node, RelPath, SeenTree};
 
 /// A location argument, parsed once when the call's arguments are read: the caller's text,
 /// which every message about it quotes, beside the path the root resolves.
@@ -113,6 +113,77 @@ impl Fs {
         selector.selects(path.as_str()) && selector.selects(location.path().as_str())
     }
 
+    /// The checks a copy and a move share, in order: neither end is the root, a directory
+    /// goes nowhere inside itself (by the text given, then by where followed links lead), the
+    /// source is there and served, the destination is served, its parent exists and nothing
+    /// stands at it, and a directory's whole tree is served both where it is and where it
+    /// would be (a transfer may neither bring a hidden entry into view nor put one where no
+    /// tool shows it). Called under the mutation lock. Refusals take `transfer`'s words.
+    pub(super) fn transfer_endpoints(
+        &self,
+        from_at: &FsPath,
+        to_at: &FsPath,
+        transfer: Transfer,
+    ) -> Result<Endpoints, FsError> {
+        let (from_given, from) = (from_at.given.as_str(), &from_at.path);
+        let (to_given, to) = (to_at.given.as_str(), &to_at.path);
+        let into_itself = || FsError::MoveIntoItself(from_given.to_owned(), to_given.to_owned());
+        if from.is_root() || to.is_root() {
+            return Err(match transfer {
+                Transfer::Copy => FsError::CopyRoot,
+                Transfer::Move => FsError::MoveRoot,
+            });
+        }
+        // A copy onto its own source is refused below as an existing destination.
+        if from.contains(to.as_str()) && (from != to || transfer == Transfer::Move) {
+            return Err(into_itself());
+        }
+        let source = self.served_location(from_at, false)?;
+        let source_node = source.node();
+        match &source_node {
+            Node::Absent => return Err(FsError::Missing(from_given.to_owned())),
+            Node::Directory(_) => {}
+            _ if !self.serves_file(from, &source) => {
+                return Err(FsError::NotServed(from_given.to_owned()));
+            }
+            _ => {}
+        }
+        let is_dir = matches!(source_node, Node::Directory(_));
+        let target = self.destination(to_at, !is_dir)?;
+        if !matches!(target.node(), Node::Absent) {
+            return Err(FsError::TargetExists(to_given.to_owned()));
+        }
+        // A followed link can put the destination inside the source where the text does not.
+        if is_dir && source.path().contains(target.path().as_str()) {
+            return Err(into_itself());
+        }
+        let seen = if is_dir {
+            let selector = self.root().selector();
+            let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
+            let allowed = |p: &str, is_dir: bool| {
+                let there = format!("{to_dir}{}", &p[from_dir.len()..]);
+                selector.serves_entry(p, is_dir) && selector.serves_entry(&there, is_dir)
+            };
+            match self.root().check_tree(&source, &allowed)? {
+                Some(seen) => Some(seen),
+                None => {
+                    return Err(match transfer {
+                        Transfer::Copy => FsError::CopyUnserved(from_given.to_owned()),
+                        Transfer::Move => FsError::MoveUnserved(from_given.to_owned()),
+                    });
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Endpoints {
+            source,
+            source_node,
+            target,
+            seen,
+        })
+    }
+
     /// Resolves the `path` argument of a search into the scope to walk, checking in order the
     /// textual rules, the selector (an excluded path is never looked at), each ancestor (a
     /// real directory, not a link), then what the path itself is. A file is a scope only for
@@ -138,6 +209,28 @@ impl Fs {
         };
         Err(refusal(given.to_owned()))
     }
+}
+
+/// The tool that copies or moves, whose words a refusal takes where the two differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Transfer {
+    /// `copy`.
+    Copy,
+    /// `move`.
+    Move,
+}
+
+/// Both ends of a copy or move, checked by [`Fs::transfer_endpoints`].
+#[derive(Debug)]
+pub(super) struct Endpoints {
+    /// Where the source is.
+    pub(super) source: Location,
+    /// What the source was when it was checked.
+    pub(super) source_node: Node,
+    /// Where it goes (nothing there when checked).
+    pub(super) target: Location,
+    /// The source's tree as checked, when it is a directory.
+    pub(super) seen: Option<SeenTree>,
 }
 
 /// What a search scope may be.

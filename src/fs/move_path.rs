@@ -3,11 +3,11 @@
 use serde_json::{Map, Value, json};
 
 use super::answer::FsAnswer;
-use super::locate::FsPath;
+use super::locate::{Endpoints, FsPath, Transfer};
 use super::revision::Expected;
 use super::revision::revisions_value;
 use super::{Fs, FsError, Kind, answer, str_arg};
-use crate::root::{MoveError, Node};
+use crate::root::MoveError;
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
@@ -47,46 +47,10 @@ impl Fs {
         to_at: &FsPath,
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
-        let (from_given, from) = (from_at.given.as_str(), &from_at.path);
-        let (to_given, to) = (to_at.given.as_str(), &to_at.path);
-        if from.is_root() || to.is_root() {
-            return Err(FsError::MoveRoot);
-        }
-        if from.contains(to.as_str()) {
-            return Err(FsError::MoveIntoItself(
-                from_given.to_owned(),
-                to_given.to_owned(),
-            ));
-        }
+        let (from_given, to_given) = (from_at.given.as_str(), to_at.given.as_str());
         let _guard = self.lock();
-        let source = self.served_location(from_at, false)?;
-        let source_node = source.node();
-        match &source_node {
-            Node::Absent => return Err(FsError::Missing(from_given.to_owned())),
-            Node::Directory(_) => {}
-            _ if !self.serves_file(from, &source) => {
-                return Err(FsError::NotServed(from_given.to_owned()));
-            }
-            _ => {}
-        }
-        let is_dir = matches!(source_node, Node::Directory(_));
-        let target = self.destination(to_at, !is_dir)?;
-        if !matches!(target.node(), Node::Absent) {
-            return Err(FsError::TargetExists(to_given.to_owned()));
-        }
-        if is_dir {
-            // A move changes what is served only by the entries it moves: each must be
-            // served both where it is and where it would go, or nothing moves.
-            let selector = self.root().selector();
-            let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
-            let allowed = |p: &str, is_dir: bool| {
-                let moved = format!("{to_dir}{}", &p[from_dir.len()..]);
-                selector.serves_entry(p, is_dir) && selector.serves_entry(&moved, is_dir)
-            };
-            if self.root().check_tree(&source, &allowed)?.is_none() {
-                return Err(FsError::MoveUnserved(from_given.to_owned()));
-            }
-        }
+        let Endpoints { source, target, .. } =
+            self.transfer_endpoints(from_at, to_at, Transfer::Move)?;
         self.check_expected(expected, &[("from", &source), ("to", &target)])?;
         source.rename_to(&target).map_err(|e| -> FsError {
             match e {

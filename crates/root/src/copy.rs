@@ -5,9 +5,11 @@
 //! `RENAME_NOREPLACE`; a link is created in one `symlinkat`, which fails on an existing name; a
 //! tree is built whole under a reserved temp name beside the destination (each file and
 //! directory synced), then renamed into place with `RENAME_NOREPLACE`. A crash can leave
-//! only such a temp entry behind, which no tool shows or names. Every source entry is opened
-//! without following a link and must still be the one the check saw; a change stops the copy
-//! and discards what it built.
+//! only such a temp entry behind, which no tool shows or names. Every source file is opened
+//! through the root's one read ([`super::open::open_regular`]: an `lstat` in its directory, one
+//! `openat2` of its path from the root's descriptor, an `fstat` that must agree) and must
+//! still be the file the check saw; a link is read in its directory, never followed. A change
+//! stops the copy and discards what it built.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
@@ -15,8 +17,9 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
 use super::dir::{file_type, lstat_at, open_dir_at};
-use super::location::{SeenEntry, inode_of};
-use super::{Identity, Location, Node, RelPath, Root, RootError, SeenTree};
+use super::location::{SeenEntry, same_inode};
+use super::open::{NotOpened, open_regular};
+use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTree};
 
 /// The most bytes one copy writes: a copy doubles what it carries on disk, and no argument
 /// of its own bounds it.
@@ -86,7 +89,7 @@ pub struct Copied {
 impl Root {
     /// Copies the file or link at `from` to `to`, which must be absent.
     pub fn copy_entry(&self, from: &Location, to: &Location) -> Result<Copied, CopyError> {
-        let (Some(from_name), Some(to_name)) = (from.name(), to.name()) else {
+        let (Some(_), Some(to_name)) = (from.name(), to.name()) else {
             return Err(CopyError::Failed);
         };
         let mut copied = Copied::default();
@@ -96,7 +99,7 @@ impl Root {
                 if info.identity.size > MAX_COPY_BYTES {
                     return Err(CopyError::TooManyBytes(info.identity.size));
                 }
-                let source = open_source(from.dir(), from_name, &info.identity)?;
+                let source = self.open_source(from.dir(), from.path(), &info.identity)?;
                 let (temp_name, temp) =
                     super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
                 let written = copy_bytes(&source, &temp, info.mode)
@@ -222,7 +225,7 @@ impl Root {
         let mut copied = Copied::default();
         let below = below_paths(seen);
         let source = from.open_dir()?;
-        if !same_dir(&source, seen.dirs[0].inode) {
+        if !same_inode(&source, seen.dirs[0].inode) {
             return Err(CopyError::Changed);
         }
         let copy = open_dir_at(holder, temp_name).map_err(|_| CopyError::Failed)?;
@@ -234,8 +237,9 @@ impl Root {
             if *next == 0 {
                 for entry in &record.entries {
                     super::deadline::check()?;
-                    copy_seen_entry(source, copy, entry, &mut copied)
-                        .map_err(|e| e.at(&join(&below[*index], &entry.name)))?;
+                    let below = join(&below[*index], &entry.name);
+                    self.copy_seen_entry(source, copy, entry, from.path(), &below, &mut copied)
+                        .map_err(|e| e.at(&below))?;
                 }
             }
             if let Some(&sub) = record.subdirs.get(*next) {
@@ -244,7 +248,7 @@ impl Root {
                 let child = &seen.dirs[sub];
                 let child_source = open_dir_at(&*source, &child.name)
                     .ok()
-                    .filter(|fd| same_dir(fd, child.inode))
+                    .filter(|fd| same_inode(fd, child.inode))
                     .ok_or(CopyError::Changed)?;
                 rustix::fs::mkdirat(&*copy, child.name.as_str(), Mode::from_raw_mode(0o700))
                     .map_err(|_| CopyError::Failed)?;
@@ -341,71 +345,70 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-fn same_dir(fd: &OwnedFd, inode: (u64, u64)) -> bool {
-    rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
-}
+impl Root {
+    /// Copies one file or link of a checked tree from `source` (the directory at `below`'s
+    /// parent) into `copy` under its name; `below` is its path below the copied directory
+    /// `from`.
+    fn copy_seen_entry(
+        &self,
+        source: &OwnedFd,
+        copy: &OwnedFd,
+        entry: &SeenEntry,
+        from: &RelPath,
+        below: &str,
+        copied: &mut Copied,
+    ) -> Result<(), CopyError> {
+        let name = entry.name.as_str();
+        if entry.kind == FileType::Symlink {
+            let target = rustix::fs::readlinkat(source, name, Vec::new())
+                .map_err(|_| CopyError::Changed)?
+                .into_bytes();
+            if Some(&target) != entry.target.as_ref() {
+                return Err(CopyError::Changed);
+            }
+            make_link(&target, copy.as_fd(), name)?;
+            copied.links += 1;
+            return Ok(());
+        }
+        // The tree check refused any name a client could not spell, so the path parses.
+        let path = RelPath::from_walk(from.join(below)).ok_or(CopyError::Changed)?;
+        let file = self.open_source(source.as_fd(), &path, &entry.identity)?;
+        let made = rustix::fs::openat(
+            copy,
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )
+        .map_err(|_| CopyError::Failed)?;
+        copied.bytes += copy_bytes(&file, &made, entry.mode)?;
+        copied.files += 1;
+        Ok(())
+    }
 
-/// Copies one file or link of a checked tree from `source` into `copy` under its name.
-fn copy_seen_entry(
-    source: &OwnedFd,
-    copy: &OwnedFd,
-    entry: &SeenEntry,
-    copied: &mut Copied,
-) -> Result<(), CopyError> {
-    let name = entry.name.as_str();
-    if entry.kind == FileType::Symlink {
-        let target = rustix::fs::readlinkat(source, name, Vec::new())
-            .map_err(|_| CopyError::Changed)?
-            .into_bytes();
-        if Some(&target) != entry.target.as_ref() {
+    /// Opens the regular file at `path` (its link-free path; `dir` holds it) through the
+    /// root's one read, so a directory moved out of the root lends nothing; it must still be
+    /// exactly the file a look at it saw (`seen`).
+    fn open_source(
+        &self,
+        dir: BorrowedFd<'_>,
+        path: &RelPath,
+        seen: &Identity,
+    ) -> Result<ReadFile, CopyError> {
+        let file = open_regular(&self.dir, dir, path).map_err(|e| match e {
+            NotOpened::Denied => CopyError::Unreadable(String::new()),
+            NotOpened::Refused => CopyError::Changed,
+        })?;
+        if file.identity() != *seen {
             return Err(CopyError::Changed);
         }
-        make_link(&target, copy.as_fd(), name)?;
-        copied.links += 1;
-        return Ok(());
+        Ok(file)
     }
-    let file = open_source(source.as_fd(), name, &entry.identity)?;
-    let made = rustix::fs::openat(
-        copy,
-        name,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
-    )
-    .map_err(|_| CopyError::Failed)?;
-    copied.bytes += copy_bytes(&file, &made, entry.mode)?;
-    copied.files += 1;
-    Ok(())
-}
-
-/// Opens the regular file `name` in `dir` without following a link or blocking; it must
-/// still be exactly the file a look at it saw (`seen`).
-fn open_source(
-    dir: BorrowedFd<'_>,
-    name: &str,
-    seen: &Identity,
-) -> Result<(OwnedFd, Identity), CopyError> {
-    let fd = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        Errno::ACCESS | Errno::PERM => CopyError::Unreadable(String::new()),
-        _ => CopyError::Changed,
-    })?;
-    let stat = rustix::fs::fstat(&fd).map_err(|_| CopyError::Changed)?;
-    let identity = Identity::of(&stat);
-    if file_type(&stat) != FileType::RegularFile || *seen != identity {
-        return Err(CopyError::Changed);
-    }
-    Ok((fd, identity))
 }
 
 /// Copies every byte of `source` into `copy`, gives it `mode`'s kept bits and syncs it. The
 /// source must not change meanwhile. Returns the bytes copied.
-fn copy_bytes(source: &(OwnedFd, Identity), copy: &OwnedFd, mode: u32) -> Result<u64, CopyError> {
-    let (file, identity) = source;
+fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyError> {
+    let (file, identity) = (source.fd(), &source.identity());
     let mut done: u64 = 0;
     let mut in_kernel = true;
     let mut buffer = Vec::new();
@@ -589,6 +592,26 @@ mod tests {
         std::fs::write(dir.path().join("src/sub/b.txt"), "new\n").unwrap();
         assert_eq!(root.copy_tree(&from, &seen, &to), Err(CopyError::Changed));
         assert_eq!(names(dir.path()), ["src"]);
+    }
+
+    #[test]
+    fn a_source_directory_moved_out_of_the_root_lends_nothing() {
+        let dir = tree();
+        let outside = tempfile::tempdir().unwrap();
+        let root = root_over(dir.path());
+        // The user-space steps open the name in the directory held, wherever it went since.
+        if matches!(
+            crate::dir::open_beneath(&root.dir, "src", OFlags::RDONLY | OFlags::CLOEXEC),
+            crate::dir::Beneath::Unsupported
+        ) {
+            return;
+        }
+        let (from, to) = (locate(&root, "src/a.txt"), locate(&root, "b.txt"));
+        std::fs::rename(dir.path().join("src"), outside.path().join("src")).unwrap();
+        // The descriptor of the moved directory still reaches the file; the root's read does not.
+        assert!(matches!(from.node(), Node::File(_)));
+        assert_eq!(root.copy_entry(&from, &to), Err(CopyError::Changed));
+        assert!(names(dir.path()).is_empty());
     }
 
     #[test]

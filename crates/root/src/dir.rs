@@ -87,7 +87,7 @@ pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
 pub(crate) fn open_dir_chain(root: impl AsFd, path: &RelPath) -> Option<OwnedFd> {
     match open_dir_beneath(&root, path) {
         Beneath::Opened(fd) => return Some(fd),
-        Beneath::Refused => return None,
+        Beneath::Refused(_) => return None,
         Beneath::Unsupported => {}
     }
     let mut current = reopen(&root).ok()?;
@@ -107,8 +107,9 @@ pub(crate) fn open_dir_beneath(root: impl AsFd, path: &RelPath) -> Beneath {
 pub(crate) enum Beneath {
     /// Opened below the root, through no link.
     Opened(OwnedFd),
-    /// Missing, a link at some component, not below the root, or not openable.
-    Refused,
+    /// Missing, a link at some component, not below the root, or not openable (the kernel's
+    /// reason).
+    Refused(Errno),
     /// This kernel has no `openat2`: take the user-space steps instead.
     Unsupported,
 }
@@ -127,7 +128,7 @@ pub(crate) fn open_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneat
                 HAS_OPENAT2.store(false, Ordering::Relaxed);
                 return Beneath::Unsupported;
             }
-            Err(_) => return Beneath::Refused,
+            Err(e) => return Beneath::Refused(e),
         }
     }
 }

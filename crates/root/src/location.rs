@@ -180,7 +180,11 @@ impl Root {
         if location.is_root() {
             return Err(RootError::NotReadable);
         }
-        super::open::open_regular(&self.dir, &location.dir, &location.path)
+        Ok(super::open::open_regular(
+            &self.dir,
+            &location.dir,
+            &location.path,
+        )?)
     }
 
     fn locate_resolved(&self, path: &RelPath) -> Result<Location, ChainError> {
@@ -198,7 +202,7 @@ impl Root {
             Beneath::Opened(dir) => dir,
             // The steps only name what is wrong (the kernel's errno does not say which component
             // was a link); should they get through, the tree changed under the call.
-            Beneath::Refused => {
+            Beneath::Refused(_) => {
                 return Err(self.step_to(&parent).err().unwrap_or(ChainError::Missing));
             }
             Beneath::Unsupported => self.step_to(&parent)?,
@@ -415,6 +419,11 @@ pub(crate) fn inode_of(stat: &Stat) -> (u64, u64) {
     (identity.dev, identity.ino)
 }
 
+/// Whether the descriptor `fd` is still the inode a tree check recorded.
+pub(crate) fn same_inode(fd: impl AsFd, inode: (u64, u64)) -> bool {
+    rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
+}
+
 /// The permission bits of a `stat` result.
 #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
 fn mode_of(stat: &Stat) -> u32 {
@@ -456,9 +465,7 @@ impl Root {
                     let record = &dirs[index];
                     let fd = open_dir_at(&*parent, &record.name)
                         .ok()
-                        .filter(|fd| {
-                            rustix::fs::fstat(fd).is_ok_and(|s| inode_of(&s) == record.inode)
-                        })
+                        .filter(|fd| same_inode(fd, record.inode))
                         .ok_or(RootError::Changed)?;
                     Rc::new(fd)
                 }
@@ -514,10 +521,7 @@ impl Root {
     /// left where it is (with the directories that hold it).
     pub fn remove_seen(&self, location: &Location, seen: &SeenTree) -> Result<Removal, RootError> {
         let top = location.open_dir()?;
-        let same = |fd: &OwnedFd, inode: (u64, u64)| {
-            rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
-        };
-        if !same(&top, seen.dirs[0].inode) {
+        if !same_inode(&top, seen.dirs[0].inode) {
             return Ok(Removal::LeftUnseen);
         }
         let mut complete = true;
@@ -539,7 +543,7 @@ impl Root {
                 *next += 1;
                 let child = &seen.dirs[sub];
                 match open_dir_at(&*dir, &child.name) {
-                    Ok(fd) if same(&fd, child.inode) => frames.push((sub, fd, 0)),
+                    Ok(fd) if same_inode(&fd, child.inode) => frames.push((sub, fd, 0)),
                     _ => complete = false,
                 }
                 continue;

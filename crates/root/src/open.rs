@@ -1,9 +1,10 @@
 //! Opening files for reading: never following a link at any component, never blocking on a
 //! FIFO or device, and checking what was opened through the descriptor itself.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 use rustix::fs::{FileType, Mode, OFlags};
+use rustix::io::Errno;
 
 use super::dir::{Beneath, file_type, is_temp_name, lstat_at, open_beneath, open_dir_chain};
 use super::{FileEntry, Identity, RelPath, Root, RootError};
@@ -24,6 +25,11 @@ impl ReadFile {
     /// File size at open time.
     pub fn size(&self) -> u64 {
         self.identity.size
+    }
+
+    /// The open descriptor, for a copy that moves the bytes in the kernel.
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
     }
 
     /// Reads up to `buf.len()` bytes at `offset`, retrying short reads until the buffer is full
@@ -142,7 +148,7 @@ impl Root {
             .map_err(|_| RootError::NotReadable)?;
         let file = match open_beneath(&self.dir, path.as_str(), READ_FLAGS) {
             Beneath::Opened(fd) => opened_regular(fd)?,
-            Beneath::Refused => return Err(RootError::NotReadable),
+            Beneath::Refused(_) => return Err(RootError::NotReadable),
             Beneath::Unsupported => {
                 let parent = path.parent().ok_or(RootError::NotReadable)?;
                 let dir = open_dir_chain(&self.dir, &parent).ok_or(RootError::NotReadable)?;
@@ -166,29 +172,57 @@ impl Root {
 /// moved out of the root after `parent` was opened cannot lend its contents. Its `fstat` must
 /// show a regular file with the identity the `lstat` saw. Kernels without `openat2` take the
 /// user-space step instead: a no-follow `openat` of the name in `parent`.
+///
+/// This is the one opener of a regular file found by name: a read of a path argument, of a
+/// located file, and of every file a copy reads.
 pub(crate) fn open_regular(
     root: impl AsFd + Copy,
     parent: impl AsFd + Copy,
     path: &RelPath,
-) -> Result<ReadFile, RootError> {
-    let name = path.file_name().ok_or(RootError::NotReadable)?;
+) -> Result<ReadFile, NotOpened> {
+    let name = path.file_name().ok_or(NotOpened::Refused)?;
     // A concurrent atomic replace can land between the `lstat` and the open; the file that is
     // there then is just as regular, so look again a few times before calling it a change.
     for _ in 0..3 {
-        let seen = lstat_at(parent, name).ok_or(RootError::NotReadable)?;
+        let seen = lstat_at(parent, name).ok_or(NotOpened::Refused)?;
         if file_type(&seen) != FileType::RegularFile {
-            return Err(RootError::NotReadable);
+            return Err(NotOpened::Refused);
         }
         let file = match open_beneath(root, path.as_str(), READ_FLAGS) {
-            Beneath::Opened(fd) => opened_regular(fd)?,
-            Beneath::Refused => return Err(RootError::NotReadable),
+            Beneath::Opened(fd) => opened_regular(fd).map_err(|_| NotOpened::Refused)?,
+            Beneath::Refused(e) => return Err(NotOpened::from(e)),
             Beneath::Unsupported => open_regular_in(parent, name)?,
         };
         if file.identity.same_file(&Identity::of(&seen)) {
             return Ok(file);
         }
     }
-    Err(RootError::NotReadable)
+    Err(NotOpened::Refused)
+}
+
+/// Why [`open_regular`] opened nothing. Every tool reads both as [`RootError::NotReadable`];
+/// a copy names a file it may not read apart from one that changed under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotOpened {
+    /// The kernel refused this process the open by permissions (`EACCES`, `EPERM`).
+    Denied,
+    /// Gone, replaced, not a regular file, or refused for another reason.
+    Refused,
+}
+
+impl From<Errno> for NotOpened {
+    fn from(errno: Errno) -> NotOpened {
+        match errno {
+            Errno::ACCESS | Errno::PERM => NotOpened::Denied,
+            _ => NotOpened::Refused,
+        }
+    }
+}
+
+impl From<NotOpened> for RootError {
+    fn from(_: NotOpened) -> RootError {
+        RootError::NotReadable
+    }
 }
 
 /// Opens the regular file `name` in `dir` for reading, following no link and never blocking
@@ -196,10 +230,9 @@ pub(crate) fn open_regular(
 /// is, so `dir` must have been reached through no link: [`open_regular`] takes this step only
 /// on kernels without `openat2`, and a walk reads the ignore files of a directory it holds
 /// with it (`walk::gitignore`), so they are that directory's even if it was renamed.
-pub(crate) fn open_regular_in(dir: impl AsFd, name: &str) -> Result<ReadFile, RootError> {
-    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
-        .map_err(|_| RootError::NotReadable)?;
-    opened_regular(fd)
+pub(crate) fn open_regular_in(dir: impl AsFd, name: &str) -> Result<ReadFile, NotOpened> {
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()).map_err(NotOpened::from)?;
+    opened_regular(fd).map_err(|_| NotOpened::Refused)
 }
 
 /// The regular file behind a descriptor just opened, or [`RootError::NotReadable`].
