@@ -14,11 +14,10 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
 use support::fs::{fs_revisions, fs_server, fs_server_with, fs_text};
-use support::ripgrep::ripgrep_installed;
+use support::ripgrep::{rg_paths, ripgrep_installed};
 use support::*;
 
 const RESPECT: &str = "--respect-gitignore";
@@ -82,26 +81,10 @@ fn tree() -> Tree {
 /// (`--no-require-git`, as fsmcp reads them), no global or `.ignore` files, `.git` left out as
 /// fsmcp's built-in excludes leave it out.
 fn ripgrep(root: &Path, dir: &str, search: &[&str]) -> BTreeSet<String> {
-    let output = Command::new("rg")
-        .current_dir(root.join(dir))
-        .args(search)
-        .args(["--hidden", "--no-require-git", "--no-ignore-global"])
-        .args(["--no-ignore-dot", "--no-config", "-g", "!.git"])
-        .output()
-        .expect("run rg");
-    assert!(
-        output.status.code().is_some_and(|code| code <= 1),
-        "rg {search:?} in {dir}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .expect("UTF-8 names")
-        .lines()
-        .map(|line| match dir {
-            "." => line.to_owned(),
-            _ => format!("{dir}/{line}"),
-        })
-        .collect()
+    let mut args = search.to_vec();
+    args.extend(["--hidden", "--no-require-git", "--no-ignore-global"]);
+    args.extend(["--no-ignore-dot", "--no-config", "-g", "!.git"]);
+    rg_paths(root, dir, &args)
 }
 
 /// The lines of an answer, or none for `No matches …`.

@@ -11,11 +11,10 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
 use support::fs::{fs_server_with, fs_text};
-use support::ripgrep::ripgrep_installed;
+use support::ripgrep::{rg_paths, ripgrep_installed};
 use support::*;
 
 /// Every file holds the word the grep side searches for, so a listed file is a matching file.
@@ -137,24 +136,11 @@ const SCOPES: &[&str] = &["src", "src/a", "docs"];
 
 /// The files `rg --files` lists under `dir` for `pattern`, relative to the root.
 fn ripgrep(root: &Path, dir: &str, pattern: &str) -> BTreeSet<String> {
-    let output = Command::new("rg")
-        .current_dir(root.join(dir))
-        .args(["--files", "--no-ignore", "--hidden", "-g", pattern])
-        .output()
-        .expect("run rg");
-    assert!(
-        output.status.code().is_some_and(|code| code <= 1),
-        "rg -g {pattern}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .expect("UTF-8 names")
-        .lines()
-        .map(|line| match dir {
-            "." => line.to_owned(),
-            _ => format!("{dir}/{line}"),
-        })
-        .collect()
+    rg_paths(
+        root,
+        dir,
+        &["--files", "--no-ignore", "--hidden", "-g", pattern],
+    )
 }
 
 /// The files `fs_glob` lists under `dir` for `pattern`.

@@ -1,5 +1,7 @@
 //! The differential tests' access to ripgrep, the reference for `fs_grep` and `fs_glob`.
 
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::Command;
 
 /// Whether `rg` runs here. Where it does not, the caller's test is skipped and says so; under
@@ -18,4 +20,27 @@ pub fn ripgrep_installed() -> bool {
         eprintln!("skipped: rg (ripgrep) is not installed; .ci/run installs it");
     }
     installed
+}
+
+/// The paths `rg` prints, run with `args` in `root/dir`, relative to `root` (rg prints them
+/// relative to where it runs). An exit code above 1 (an error, not "nothing found") fails.
+pub fn rg_paths(root: &Path, dir: &str, args: &[&str]) -> BTreeSet<String> {
+    let output = Command::new("rg")
+        .current_dir(root.join(dir))
+        .args(args)
+        .output()
+        .expect("run rg");
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "rg {args:?} in {dir}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .expect("UTF-8 names")
+        .lines()
+        .map(|line| match dir {
+            "." => line.to_owned(),
+            _ => format!("{dir}/{line}"),
+        })
+        .collect()
 }

@@ -49,7 +49,7 @@ Options:
   --prefix <name>              Prefix of the fs tool names ('' for none). Default {DEFAULT_PREFIX}.
   --read-only                  Offer no tool that modifies files.
   --follow-symlinks            Follow links that stay inside the root instead of skipping them.
-  --respect-gitignore          Make the fs tools' glob, grep, map and symbols skip what .gitignore ignores.
+  --respect-gitignore          Make fs glob, grep, map and symbols skip what .gitignore ignores.
   --protocol <mode>            all (2026-07-28 and 2025-11-25) or 2026-07-28. Default all.
   --call <tool> [<json>]       Make one tool call, print its result and exit. Arguments default {{}}.
   --log-level <level>          Log to stderr at error, warn, info, debug or trace.
