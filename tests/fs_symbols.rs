@@ -200,15 +200,15 @@ py/app.py:13: Cat.bark(None)",
         ),
         (
             "Dog.bark",
-            "2 definitions of 'Dog.bark':\npy/app.py:2: def bark(self):\nweb/dog.ts:2: bark(): string {",
+            "2 definitions of 'Dog.bark':\npy/app.py:2: def bark(self):\nweb/dog.ts:2: bark(): string {\n\nNo line spells 'Dog.bark'; 2 lines refer to 'bark' (through a value, or another type's): look up 'bark' to see them",
         ),
         (
             "Server.Serve",
-            "1 definition of 'Server.Serve':\ngo/s.go:5: func (s *Server) Serve() error { return nil }",
+            "1 definition of 'Server.Serve':\ngo/s.go:5: func (s *Server) Serve() error { return nil }\n\nNo line spells 'Server.Serve'; 1 line refers to 'Serve' (through a value, or another type's): look up 'Serve' to see them",
         ),
         (
             "Client.Serve",
-            "1 definition of 'Client.Serve':\ngo/s.go:7: func (c Client[T]) Serve() error { return nil }",
+            "1 definition of 'Client.Serve':\ngo/s.go:7: func (c Client[T]) Serve() error { return nil }\n\nNo line spells 'Client.Serve'; 1 line refers to 'Serve' (through a value, or another type's): look up 'Serve' to see them",
         ),
     ];
     each_case(

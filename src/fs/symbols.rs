@@ -145,7 +145,7 @@ impl Fs {
             )
         };
         let mut headed = false;
-        for file in referring {
+        for file in &referring {
             let Some(texts) = self.referring_texts(file)? else {
                 continue;
             };
@@ -161,6 +161,16 @@ impl Fs {
                     return Ok(());
                 }
             }
+        }
+        if !headed && !spellings.is_empty() {
+            // Say what the plain name would show, rather than leave the section out unsaid.
+            let total: usize = referring.iter().map(|f| f.references.len()).sum();
+            lines.header(&format!(
+                "No line spells '{name}'; {} to '{}' (through a value, or another type's): look up '{}' to see them",
+                count(total as u64, "line refers", "lines refer"),
+                wanted.member,
+                wanted.member
+            ));
         }
         Ok(())
     }
