@@ -1,16 +1,16 @@
 //! `copy`: copy a file, a symbolic link or a directory tree within the root, never
 //! overwriting.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::answer::FsAnswer;
 use super::error::count;
-use super::locate::{Endpoints, FsPath, Transfer};
+use super::locate::{Endpoints, FsPath, Transfer, transfer_arguments, transfer_schema};
 use super::revision::Expected;
 use super::revision::revisions_value;
-use super::{Fs, FsError, Kind, OverLimit, answer, str_arg};
+use super::{Fs, FsError, Kind, OverLimit, answer};
 use crate::root::{CopyError, MAX_COPY_BYTES, Node};
-use crate::tools::{Tool, ToolOutput, object_schema};
+use crate::tools::{Tool, ToolOutput};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(
@@ -18,21 +18,13 @@ pub(super) fn tool() -> Tool<Fs> {
         "copy",
         "Copy a path",
         "Copies a file, a symbolic link or a directory with everything inside to 'to' under the root, keeping permission bits. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to'.",
-        object_schema(
-            vec![
-                ("from", json!({"type": "string"})),
-                ("to", json!({"type": "string"})),
-            ],
-            &["from", "to"],
-        ),
+        transfer_schema(),
         run,
     )
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = Expected::read(arguments)?;
-    let from = FsPath::parse(str_arg(arguments, "from"))?;
-    let to = FsPath::parse(str_arg(arguments, "to"))?;
+    let (from, to, expected) = transfer_arguments(arguments)?;
     answer(
         fs,
         fs.copy_path(&from, &to, expected.as_ref()),

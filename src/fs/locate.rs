@@ -255,6 +255,27 @@ pub(super) fn relative_to<'a>(scope: &RelPath, path: &'a str) -> &'a str {
     }
 }
 
+/// The input schema of a tool that carries one location to another (`move`, `copy`).
+pub(super) fn transfer_schema() -> serde_json::Value {
+    crate::tools::object_schema(
+        vec![
+            ("from", serde_json::json!({"type": "string"})),
+            ("to", serde_json::json!({"type": "string"})),
+        ],
+        &["from", "to"],
+    )
+}
+
+/// The arguments of such a tool: both locations, parsed, and `_expected-revisions`.
+pub(super) fn transfer_arguments(
+    arguments: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(FsPath, FsPath, Option<super::revision::Expected>), FsError> {
+    let expected = super::revision::Expected::read(arguments)?;
+    let from = FsPath::parse(super::str_arg(arguments, "from"))?;
+    let to = FsPath::parse(super::str_arg(arguments, "to"))?;
+    Ok((from, to, expected))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,14 @@
 //! `move`: rename a file or directory within the root, never overwriting.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::answer::FsAnswer;
-use super::locate::{Endpoints, FsPath, Transfer};
+use super::locate::{Endpoints, FsPath, Transfer, transfer_arguments, transfer_schema};
 use super::revision::Expected;
 use super::revision::revisions_value;
-use super::{Fs, FsError, Kind, answer, str_arg};
+use super::{Fs, FsError, Kind, answer};
 use crate::root::MoveError;
-use crate::tools::{Tool, ToolOutput, object_schema};
+use crate::tools::{Tool, ToolOutput};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(
@@ -16,21 +16,13 @@ pub(super) fn tool() -> Tool<Fs> {
         "move",
         "Move or rename",
         "Renames a file or directory, or moves it elsewhere under the root; a directory moves with everything inside. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to' (create it with mkdir). A move is a rename and never copies.",
-        object_schema(
-            vec![
-                ("from", json!({"type": "string"})),
-                ("to", json!({"type": "string"})),
-            ],
-            &["from", "to"],
-        ),
+        transfer_schema(),
         run,
     )
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let expected = Expected::read(arguments)?;
-    let from = FsPath::parse(str_arg(arguments, "from"))?;
-    let to = FsPath::parse(str_arg(arguments, "to"))?;
+    let (from, to, expected) = transfer_arguments(arguments)?;
     answer(
         fs,
         fs.move_path(&from, &to, expected.as_ref()),
