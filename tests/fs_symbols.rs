@@ -148,6 +148,37 @@ src/lib.rs:34: inner::new();"
     );
 }
 
+/// A Ruby file defining the name: in a build with the Ruby grammar it is listed; in one
+/// without, the answer counts it in a note naming the feature that would read it.
+#[test]
+fn a_language_left_out_of_the_build_is_counted_not_silently_missing() {
+    let tree = Tree::new().file("py/app.py", APP_PY).file(
+        "lib/dog.rb",
+        "class Dog\n  def bark\n    'woof'\n  end\nend\n",
+    );
+    let mut server = fs_server(&tree);
+    let text = symbols(&mut server, json!({"name": "bark", "references": false}));
+    if cfg!(feature = "lang-ruby") {
+        assert_eq!(
+            text,
+            "3 definitions of 'bark':
+lib/dog.rb:2: def bark
+py/app.py:2: def bark(self):
+py/app.py:7: def bark(self):"
+        );
+    } else {
+        eprintln!("skipped: a Ruby definition (Ruby not in this build); checked its note instead");
+        assert_eq!(
+            text,
+            "2 definitions of 'bark':
+py/app.py:2: def bark(self):
+py/app.py:7: def bark(self):
+
+[no grammar in this build for 1 Ruby file (cargo feature lang-ruby)]"
+        );
+    }
+}
+
 #[test]
 fn qualified_names_narrow_to_members() {
     let tree = sample();

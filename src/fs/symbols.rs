@@ -25,6 +25,7 @@ use super::grep::MAX_RESULTS;
 use super::locate::{FsPath, ScopeKind};
 use super::map::MAX_WALK_FILES;
 use super::map::lookup::{FoundFile, Lookup, Wanted};
+use super::map::render::not_built_in_note;
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
@@ -106,6 +107,9 @@ impl Fs {
             text.push_str(&walk_stopped(error, last, limits, NARROW_PATH)?);
         }
         text.extend(too_deep_notice(&lookup.too_deep, limits.max_depth));
+        if let Some(note) = not_built_in_note(&lookup.not_built_in) {
+            text.push_str(&format!("\n\n[{note}]"));
+        }
         Ok(FsAnswer {
             text,
             revisions: None,

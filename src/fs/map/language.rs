@@ -36,6 +36,53 @@ pub enum Language {
     Raku,
 }
 
+impl Language {
+    /// The cargo feature that builds this language's grammar in, for the languages the
+    /// default build leaves out (see Cargo.toml); `None` for those always built in.
+    #[must_use]
+    pub const fn feature(self) -> Option<&'static str> {
+        match self {
+            Language::Kotlin => Some("lang-kotlin"),
+            Language::Php => Some("lang-php"),
+            Language::Ruby => Some("lang-ruby"),
+            Language::Swift => Some("lang-swift"),
+            _ => None,
+        }
+    }
+
+    /// Whether this build can read the language.
+    #[must_use]
+    pub const fn built_in(self) -> bool {
+        let left_out = (matches!(self, Language::Kotlin) && !cfg!(feature = "lang-kotlin"))
+            || (matches!(self, Language::Php) && !cfg!(feature = "lang-php"))
+            || (matches!(self, Language::Ruby) && !cfg!(feature = "lang-ruby"))
+            || (matches!(self, Language::Swift) && !cfg!(feature = "lang-swift"));
+        !left_out
+    }
+
+    /// The language's name as people write it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Language::C => "C",
+            Language::Cpp => "C++",
+            Language::Go => "Go",
+            Language::Java => "Java",
+            Language::JavaScript => "JavaScript",
+            Language::Python => "Python",
+            Language::Rust => "Rust",
+            Language::TypeScript => "TypeScript",
+            Language::Tsx => "TSX",
+            Language::CSharp => "C#",
+            Language::Ruby => "Ruby",
+            Language::Php => "PHP",
+            Language::Kotlin => "Kotlin",
+            Language::Swift => "Swift",
+            Language::Raku => "Raku",
+        }
+    }
+}
+
 /// One definition in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {

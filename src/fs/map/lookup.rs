@@ -5,7 +5,7 @@
 use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
 use super::tags::line_text;
-use super::{Fs, FsError, Place, mappable};
+use super::{Fs, FsError, Language, Place, mappable};
 use crate::root::{FileEntry, RelPath, RootError};
 
 /// A name to look up: `member`, or `member` of `container` (`Type::member`, `Type.member`).
@@ -70,6 +70,8 @@ pub struct Lookup {
     pub stopped: Option<RootError>,
     /// Directories passed over for lying too deep, in tree order.
     pub too_deep: Vec<String>,
+    /// Files in a language this build leaves out, by language.
+    pub not_built_in: Vec<(Language, usize)>,
 }
 
 impl Fs {
@@ -93,6 +95,7 @@ impl Fs {
         cache.bound_names();
         let parsed = parse_all(self.root(), &mut cache, &walked.files)?;
         lookup.read = parsed.files.len();
+        lookup.not_built_in = parsed.not_built_in;
         let Some(member) = cache.names.get(wanted.member) else {
             return Ok(lookup);
         };

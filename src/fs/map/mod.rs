@@ -31,8 +31,9 @@
 //! root, holding the cache's lock throughout, so two maps never tear it between them.
 //!
 //! `tags` reads one file into its definitions and references (tree-sitter tags queries for
-//! C, C++, C#, Go, Java, JavaScript, Kotlin, PHP, Python, Ruby, Rust, Swift, TypeScript and
-//! TSX, items in Rust macro bodies included, each definition placed as an item, nested or
+//! C, C++, C#, Go, Java, JavaScript, Python, Rust, TypeScript and TSX, and, when built with
+//! their `lang-*` features, Kotlin, PHP, Ruby and Swift, whose files are otherwise counted in a
+//! note; items in Rust macro bodies included, each definition placed as an item, nested or
 //! test-only; `raku`, a heuristic scanner, for Raku); `rank` builds the graph "file A refers
 //! to a name file B defines" and ranks files with a personalized PageRank, or, when `path`
 //! names one file, lays out its outline; `render` spends the character budget whole files at
@@ -174,6 +175,7 @@ impl Fs {
                 .iter()
                 .map(|&i| candidates[i].path.clone())
                 .collect(),
+            not_built_in: parsed.not_built_in,
         };
         let byte_budget = answer_budget(self.root().limits().max_result_bytes);
         // A text of more than 4 bytes per allowed character, or more bytes than the result

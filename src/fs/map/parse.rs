@@ -32,6 +32,9 @@ pub(super) struct Mapped {
     /// Candidates not parsed because parsing them costs too much (nested too deeply, or
     /// holding too much memory), in tree order; also counted in `skipped`.
     pub(super) unparsed: Vec<usize>,
+    /// Candidates in a language this build leaves out, by language (in declaration order);
+    /// also counted in `skipped`.
+    pub(super) not_built_in: Vec<(Language, usize)>,
 }
 
 /// The symbols of every candidate the map can read, by index in tree order, and how many
@@ -45,10 +48,18 @@ pub(super) fn parse_all(
     let mut misses = Vec::new();
     let mut cached = 0;
     let mut unparsed = Vec::new();
+    let mut not_built_in: Vec<(Language, usize)> = Vec::new();
     for (i, entry) in candidates.iter().enumerate() {
         let Some(language) = language_of(&entry.path) else {
             continue;
         };
+        if !language.built_in() {
+            match not_built_in.iter_mut().find(|(l, _)| *l == language) {
+                Some((_, n)) => *n += 1,
+                None => not_built_in.push((language, 1)),
+            }
+            continue;
+        }
         if entry.identity.size > MAX_SOURCE_BYTES {
             continue;
         }
@@ -94,11 +105,13 @@ pub(super) fn parse_all(
         .filter_map(|(i, r)| r.flatten().map(|symbols| (i, symbols)))
         .collect();
     unparsed.sort_unstable();
+    not_built_in.sort_unstable_by_key(|(language, _)| *language as usize);
     Ok(Mapped {
         skipped: candidates.len() - files.len(),
         files,
         cached,
         unparsed,
+        not_built_in,
     })
 }
 

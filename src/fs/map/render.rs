@@ -24,6 +24,7 @@
 //! fit, the least-referenced definitions go first. Both searches are binary searches over the
 //! exact rendered answer, whose size only shrinks as lines are removed.
 
+use super::Language;
 use super::rank::{RankedFile, Shown};
 
 /// Longest signature text printed, in characters.
@@ -52,6 +53,8 @@ pub struct Tally {
     /// Files not parsed because parsing them costs too much (nested too deeply, or holding
     /// too much memory), in tree order; also counted in `skipped`.
     pub unparsed: Vec<String>,
+    /// Files in a language this build leaves out, by language; also counted in `skipped`.
+    pub not_built_in: Vec<(Language, usize)>,
 }
 
 /// Renders `ranked` (best first) so that `fits` accepts the whole answer, dropping the
@@ -181,6 +184,29 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `no grammar in this build for 2 Ruby files, 1 Swift file (cargo features lang-ruby,
+/// lang-swift)`, or `None` when every file's language is built in; the map and symbols say it
+/// alike.
+pub fn not_built_in_note(counts: &[(Language, usize)]) -> Option<String> {
+    if counts.is_empty() {
+        return None;
+    }
+    let files: Vec<String> = counts
+        .iter()
+        .map(|(language, n)| {
+            let name = language.name();
+            count(*n, &format!("{name} file"), &format!("{name} files"))
+        })
+        .collect();
+    let features: Vec<&str> = counts.iter().filter_map(|(l, _)| l.feature()).collect();
+    Some(format!(
+        "no grammar in this build for {} (cargo feature{} {})",
+        files.join(", "),
+        if features.len() == 1 { "" } else { "s" },
+        features.join(", ")
+    ))
+}
+
 /// The summary line.
 pub fn summary(
     tally: &Tally,
@@ -234,6 +260,10 @@ pub fn summary(
         if more > 0 {
             line.push_str(&format!(" and {more} more"));
         }
+    }
+    if let Some(note) = not_built_in_note(&tally.not_built_in) {
+        line.push_str("; ");
+        line.push_str(&note);
     }
     let mut parts = Vec::new();
     if files_left_out > 0 {
@@ -445,6 +475,7 @@ mod tests {
             unfocused: Vec::new(),
             too_deep: 2,
             unparsed: Vec::new(),
+            not_built_in: Vec::new(),
         };
         assert_eq!(
             summary(&tally, 1, 3, 0),
@@ -462,6 +493,14 @@ mod tests {
         assert_eq!(
             summary(&outline, 4, 0, 2),
             "[mapped 1 file (0 skipped: unsupported/binary/too-large), 4 definitions; the file's outline; left out by max-chars: 2 definitions]"
+        );
+        let left_out = Tally {
+            not_built_in: vec![(Language::Ruby, 2), (Language::Swift, 1)],
+            ..Tally::default()
+        };
+        assert_eq!(
+            summary(&left_out, 0, 0, 0),
+            "[mapped 0 files (0 skipped: unsupported/binary/too-large), 0 definitions; ranked by references; no grammar in this build for 2 Ruby files, 1 Swift file (cargo features lang-ruby, lang-swift)]"
         );
         let unparsed = |n: usize| Tally {
             skipped: n,

@@ -9,9 +9,13 @@ const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
 const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
 const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
 const CSHARP_QUERY: &str = include_str!("queries/csharp.scm");
+#[cfg(feature = "lang-ruby")]
 const RUBY_OVERRIDES: &str = include_str!("queries/ruby.scm");
+#[cfg(feature = "lang-php")]
 const PHP_SUPPLEMENT: &str = include_str!("queries/php.scm");
+#[cfg(feature = "lang-kotlin")]
 const KOTLIN_QUERY: &str = include_str!("queries/kotlin.scm");
+#[cfg(feature = "lang-swift")]
 const SWIFT_QUERY: &str = include_str!("queries/swift.scm");
 
 /// The language of a path by its extension, if the map reads it.
@@ -60,7 +64,8 @@ pub struct Grammar {
     pub locals_query: &'static str,
 }
 
-/// The tree-sitter grammar of a language; `None` for Raku, which has no grammar.
+/// The tree-sitter grammar of a language; `None` for Raku, which has no grammar, and for a
+/// language this build leaves out.
 #[must_use]
 pub fn grammar(language: Language) -> Option<Grammar> {
     // Before any tree-sitter object exists, so that all of them are counted.
@@ -113,27 +118,33 @@ pub fn grammar(language: Language) -> Option<Grammar> {
         ),
         // The crate's tags query does not compile under tree-sitter-tags (see the query).
         Language::CSharp => (tree_sitter_c_sharp::LANGUAGE.into(), "", CSHARP_QUERY),
+        #[cfg(feature = "lang-ruby")]
         Language::Ruby => (
             tree_sitter_ruby::LANGUAGE.into(),
             tree_sitter_ruby::TAGS_QUERY,
             "",
         ),
         // The grammar for files that open with `<?php` (HTML around the code is text to it).
+        #[cfg(feature = "lang-php")]
         Language::Php => (
             tree_sitter_php::LANGUAGE_PHP.into(),
             tree_sitter_php::TAGS_QUERY,
             PHP_SUPPLEMENT,
         ),
         // The grammar crate ships no tags query.
+        #[cfg(feature = "lang-kotlin")]
         Language::Kotlin => (tree_sitter_kotlin_ng::LANGUAGE.into(), "", KOTLIN_QUERY),
         // The crate's tags query tags a method with its whole class as the node (so every
         // member would sit inside a method) and a `let` in any function body as a property.
+        #[cfg(feature = "lang-swift")]
         Language::Swift => (tree_sitter_swift::LANGUAGE.into(), "", SWIFT_QUERY),
-        Language::Raku => return None,
+        // Raku has no grammar; the others are not built in (see `Language::feature`).
+        _ => return None,
     };
     // Ruby's query tags every identifier and constant outside a local scope as a reference:
     // the locals query keeps local variables out, and the overrides tag constants first.
     let (overrides, locals_query) = match language {
+        #[cfg(feature = "lang-ruby")]
         Language::Ruby => (RUBY_OVERRIDES, tree_sitter_ruby::LOCALS_QUERY),
         _ => ("", ""),
     };
