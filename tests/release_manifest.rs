@@ -1,0 +1,946 @@
+//! The release manifests agree with Cargo.toml and with the binary they launch.
+//!
+//! The version lives in Cargo.toml alone; `server.json` (the MCP registry entry), the
+//! `Dockerfile` and the Python and npm packages either repeat it exactly or take it from there
+//! at build time, and this test fails on the first one that drifts. Every command line those
+//! manifests and `docs/container.md` would have a host run is started here with the built
+//! binary on a fresh root (the image's `/workspace` replaced by it) and must list its tools
+//! over stdio, or answer over HTTP for the container's `--http` recipe. No container engine is
+//! involved: the image itself is untested, and its recipe is only read.
+
+// Tests build their trees with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use support::http::Endpoint;
+use support::*;
+
+/// The names every package and listing uses.
+const SERVER_NAME: &str = "io.github.fsmcp/fsmcp";
+const REPOSITORY: &str = "https://github.com/fsmcp/fsmcp";
+const IMAGE: &str = "ghcr.io/fsmcp/fsmcp";
+const PYPI_NAME: &str = "fsmcp";
+const NPM_LAUNCHER: &str = "fsmcp";
+const NPM_PLATFORM_SCOPE: &str = "@fsmcp/";
+/// The image's entry point and default arguments, as the names everyone uses fix them.
+const ENTRYPOINT: [&str; 3] = ["/usr/local/bin/fsmcp", "--root", "/workspace"];
+const CMD: [&str; 2] = ["--include", "**"];
+/// Where the image serves from; each command line gets a fresh root in its place.
+const WORKSPACE: &str = "/workspace";
+/// A bearer token for the container's HTTP recipe (at least 16 bytes).
+const TEST_TOKEN: &str = "release-manifest-test-token";
+
+fn repo_file(path: &str) -> String {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("read {path}: {e}"))
+}
+
+fn repo_has(path: &str) -> bool {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(path)
+        .exists()
+}
+
+/// `key = "value"` in the `[section]` of a TOML file (only the plain one-line form the
+/// manifests here use).
+fn toml_string(text: &str, section: &str, key: &str) -> Option<String> {
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=')
+            && k.trim() == key
+        {
+            return v
+                .trim()
+                .strip_prefix('"')?
+                .strip_suffix('"')
+                .map(str::to_owned);
+        }
+    }
+    None
+}
+
+/// Cargo.toml's `version`: the one place a release's version is written.
+fn cargo_version() -> String {
+    toml_string(&repo_file("Cargo.toml"), "package", "version").expect("Cargo.toml version")
+}
+
+fn server_json() -> Value {
+    serde_json::from_str(&repo_file("server.json"))
+        .unwrap_or_else(|e| panic!("server.json is not JSON: {e}"))
+}
+
+fn package<'a>(server: &'a Value, registry: &str) -> &'a Value {
+    let found: Vec<&Value> = server["packages"]
+        .as_array()
+        .expect("server.json packages is an array")
+        .iter()
+        .filter(|p| p["registryType"] == registry)
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "server.json lists {registry} {} times",
+        found.len()
+    );
+    found[0]
+}
+
+// ---------------------------------------------------------------------------------------------
+// server.json
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn server_json_names_the_release_and_its_three_packages() {
+    let server = server_json();
+    let version = cargo_version();
+    let schema = server["$schema"].as_str().expect("$schema");
+    let dated = schema
+        .strip_prefix("https://static.modelcontextprotocol.io/schemas/")
+        .and_then(|rest| rest.strip_suffix("/server.schema.json"))
+        .unwrap_or_else(|| panic!("$schema is not a published registry schema: {schema}"));
+    assert!(
+        dated.len() == 10 && dated.as_bytes()[4] == b'-' && dated.as_bytes()[7] == b'-',
+        "$schema should name a dated schema version, not {dated:?}"
+    );
+    assert_eq!(server["name"], SERVER_NAME);
+    assert_eq!(
+        server["repository"],
+        json!({"url": REPOSITORY, "source": "github"})
+    );
+    assert_eq!(server["version"], json!(version), "server.json version");
+    // The schema's bounds on the description.
+    let description = server["description"].as_str().expect("description");
+    assert!(
+        (1..=100).contains(&description.chars().count()),
+        "the registry takes a description of 1 to 100 characters; this one has {}",
+        description.chars().count()
+    );
+
+    let registries: Vec<&str> = server["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| p["registryType"].as_str().expect("registryType"))
+        .collect();
+    assert_eq!(registries, ["pypi", "npm", "oci"]);
+
+    let pypi = package(&server, "pypi");
+    assert_eq!(pypi["identifier"], PYPI_NAME);
+    assert_eq!(pypi["registryBaseUrl"], "https://pypi.org");
+    assert_eq!(pypi["version"], json!(version), "pypi package version");
+    let npm = package(&server, "npm");
+    assert_eq!(npm["identifier"], NPM_LAUNCHER);
+    assert_eq!(npm["registryBaseUrl"], "https://registry.npmjs.org");
+    assert_eq!(npm["version"], json!(version), "npm package version");
+    let oci = package(&server, "oci");
+    // An OCI package carries its version in the reference's tag.
+    assert_eq!(oci["identifier"], json!(format!("{IMAGE}:{version}")));
+    assert!(
+        oci.get("version").is_none_or(|v| v == &json!(version)),
+        "oci version {} is not {version}",
+        oci["version"]
+    );
+    assert_eq!(oci["runtimeHint"], "docker");
+
+    for p in server["packages"].as_array().unwrap() {
+        let at = p["registryType"].as_str().unwrap();
+        assert_eq!(p["transport"], json!({"type": "stdio"}), "{at} transport");
+        assert!(
+            !p.to_string().contains("\"latest\""),
+            "{at}: the registry refuses 'latest' as a version"
+        );
+        for list in ["packageArguments", "runtimeArguments"] {
+            for argument in p[list].as_array().into_iter().flatten() {
+                assert_argument_is_described(&format!("{at} {list}"), argument);
+            }
+        }
+    }
+}
+
+/// What the schema asks of one argument, and what a host needs to fill it in.
+fn assert_argument_is_described(at: &str, argument: &Value) {
+    let description = argument["description"].as_str().unwrap_or("");
+    assert!(
+        !description.is_empty(),
+        "{at}: {argument} has no description"
+    );
+    match argument["type"].as_str() {
+        Some("named") => {
+            let name = argument["name"].as_str().unwrap_or("");
+            assert!(
+                name.starts_with('-'),
+                "{at}: named argument {name:?} is not a flag"
+            );
+            assert!(
+                !name.contains([' ', '=']),
+                "{at}: {name:?} holds more than the flag"
+            );
+        }
+        Some("positional") => assert!(
+            argument.get("value").is_some() || argument.get("valueHint").is_some(),
+            "{at}: a positional argument needs a value or a valueHint: {argument}"
+        ),
+        other => panic!("{at}: argument type {other:?} is neither named nor positional"),
+    }
+    if let Some(default) = argument.get("default")
+        && let Some(choices) = argument["choices"].as_array()
+    {
+        assert!(
+            choices.contains(default),
+            "{at}: default {default} is not a choice"
+        );
+    }
+}
+
+/// The words a host passes for `arguments` (named ones as two words, `--flag value`), with
+/// `root` for every file path the user would be asked for and the given pick for choices.
+fn render(arguments: &Value, root: &str, pick: &dyn Fn(&Value) -> Option<String>) -> Vec<String> {
+    let mut words = Vec::new();
+    for argument in arguments.as_array().into_iter().flatten() {
+        let value = if argument["format"] == "filepath" {
+            Some(root.to_owned())
+        } else {
+            pick(argument)
+                .or_else(|| argument["value"].as_str().map(str::to_owned))
+                .or_else(|| argument["default"].as_str().map(str::to_owned))
+        };
+        let Some(value) = value else {
+            assert!(
+                argument["isRequired"] != json!(true),
+                "required argument {argument} has no value, default or file path to fill in"
+            );
+            continue;
+        };
+        if argument["type"] == "named" {
+            words.push(argument["name"].as_str().unwrap().to_owned());
+        }
+        words.push(value);
+    }
+    words
+}
+
+/// Every command line a package entry of server.json makes: with the defaults, and once per
+/// choice of each argument that offers choices.
+fn command_lines(arguments: &Value, root: &str) -> Vec<Vec<String>> {
+    let mut lines = vec![render(arguments, root, &|_| None)];
+    for argument in arguments.as_array().into_iter().flatten() {
+        for choice in argument["choices"].as_array().into_iter().flatten() {
+            let name = argument["name"].clone();
+            let choice = choice.as_str().expect("string choice").to_owned();
+            lines.push(render(arguments, root, &move |a: &Value| {
+                (a["name"] == name).then(|| choice.clone())
+            }));
+        }
+    }
+    lines
+}
+
+/// Starts the binary with `argv`, and fails unless it answers `initialize` (the handshake
+/// registry-installed hosts send) and lists at least one tool.
+fn assert_lists_tools(at: &str, argv: &[String]) {
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    // A command line fsmcp refuses exits before the handshake; --describe shows why.
+    let mut describe = argv.clone();
+    describe.push("--describe");
+    let (status, _, stderr) = run(&describe);
+    assert!(status.success(), "{at}: {argv:?} does not start: {stderr}");
+    let mut server = Server::start_args(&argv);
+    let init = server.request_bare(
+        "initialize",
+        Some(json!({
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "release-manifest", "version": "0"}
+        })),
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "fsmcp",
+        "{at}: {argv:?} did not initialize: {init}"
+    );
+    server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let listed = server.request_bare("tools/list", Some(json!({})));
+    let tools = listed["result"]["tools"].as_array().map_or(0, Vec::len);
+    assert!(tools > 0, "{at}: {argv:?} lists no tools: {listed}");
+    server.close();
+}
+
+#[test]
+fn every_flag_server_json_passes_starts_the_binary() {
+    let server = server_json();
+    let tree = Tree::new().file("README.md", "hello\n");
+    let root = tree.path().to_str().unwrap();
+    let mut started = 0;
+    for registry in ["pypi", "npm"] {
+        let p = package(&server, registry);
+        assert!(
+            p.get("runtimeArguments").is_none(),
+            "{registry}: runtime arguments go to uvx or npx, not to fsmcp; none are needed"
+        );
+        for argv in command_lines(&p["packageArguments"], root) {
+            assert!(
+                argv.contains(&"--root".to_owned()),
+                "{registry}: {argv:?} has no --root"
+            );
+            assert_lists_tools(registry, &argv);
+            started += 1;
+        }
+    }
+    // The image's entry point supplies --root; the package's arguments replace its CMD.
+    let oci = package(&server, "oci");
+    let workspace = root.to_owned();
+    for args in command_lines(&oci["packageArguments"], root) {
+        let mut argv = image_entry_args(&workspace);
+        argv.extend(args);
+        assert_lists_tools("oci", &argv);
+        started += 1;
+    }
+    // Defaults plus the three --tools choices, for each of the three packages.
+    assert_eq!(started, 12, "command lines started");
+}
+
+#[test]
+fn the_oci_entry_mounts_the_directory_where_the_image_serves() {
+    let server = server_json();
+    let oci = package(&server, "oci");
+    let mounts: Vec<&Value> = oci["runtimeArguments"]
+        .as_array()
+        .expect("oci runtimeArguments")
+        .iter()
+        .filter(|a| a["name"] == "--mount" || a["name"] == "-v" || a["name"] == "--volume")
+        .collect();
+    assert_eq!(
+        mounts.len(),
+        1,
+        "one mount of the served directory: {mounts:?}"
+    );
+    let mount = mounts[0];
+    assert_eq!(mount["isRequired"], true);
+    let value = mount["value"].as_str().expect("mount value");
+    let target = value
+        .split(',')
+        .find_map(|part| part.strip_prefix("dst="))
+        .unwrap_or_else(|| panic!("mount {value:?} names no dst="));
+    assert_eq!(
+        target, ENTRYPOINT[2],
+        "the mount's target is the image's --root"
+    );
+    // Every {variable} in the value is declared, as a file path the host asks for.
+    let source = value
+        .split(',')
+        .find_map(|part| part.strip_prefix("src="))
+        .unwrap_or_else(|| panic!("mount {value:?} names no src="));
+    let variable = source
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .unwrap_or_else(|| panic!("the mount's source {source:?} is not a variable"));
+    let declared = &mount["variables"][variable];
+    assert_eq!(declared["format"], "filepath", "{variable}: {declared}");
+    assert_eq!(declared["isRequired"], true, "{variable}: {declared}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dockerfile
+// ---------------------------------------------------------------------------------------------
+
+/// One Dockerfile instruction: its keyword (upper case) and the rest, continuations joined.
+struct Instruction {
+    keyword: String,
+    rest: String,
+}
+
+fn dockerfile() -> Vec<Instruction> {
+    let mut instructions = Vec::new();
+    let mut pending = String::new();
+    for line in repo_file("Dockerfile").lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('#') || (pending.is_empty() && trimmed.is_empty()) {
+            continue;
+        }
+        if let Some(head) = trimmed.strip_suffix('\\') {
+            pending.push_str(head);
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(trimmed);
+        let (keyword, rest) = pending.split_once(' ').unwrap_or((&pending, ""));
+        instructions.push(Instruction {
+            keyword: keyword.to_ascii_uppercase(),
+            rest: rest.trim().to_owned(),
+        });
+        pending.clear();
+    }
+    assert!(
+        pending.is_empty(),
+        "the Dockerfile ends inside a continued line"
+    );
+    instructions
+}
+
+/// The instructions of the last stage (the image that ships).
+fn runtime_stage(all: &[Instruction]) -> &[Instruction] {
+    let last = all
+        .iter()
+        .rposition(|i| i.keyword == "FROM")
+        .expect("a FROM");
+    &all[last..]
+}
+
+/// `key=value` pairs of LABEL instructions (values double-quoted or bare).
+fn labels(stage: &[Instruction]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for instruction in stage.iter().filter(|i| i.keyword == "LABEL") {
+        let words = shell_words(&instruction.rest);
+        for word in words {
+            let (key, value) = word
+                .split_once('=')
+                .unwrap_or_else(|| panic!("LABEL word {word:?} is not key=value"));
+            out.push((key.to_owned(), value.to_owned()));
+        }
+    }
+    out
+}
+
+/// The JSON (exec) form of an ENTRYPOINT or CMD of the shipped stage.
+fn exec_form(stage: &[Instruction], keyword: &str) -> Vec<String> {
+    let found: Vec<&Instruction> = stage.iter().filter(|i| i.keyword == keyword).collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "the runtime stage has {} {keyword}",
+        found.len()
+    );
+    serde_json::from_str(&found[0].rest)
+        .unwrap_or_else(|e| panic!("{keyword} is not in exec (JSON) form: {e}"))
+}
+
+/// The image's entry point arguments after the binary, with `/workspace` replaced by `root`.
+fn image_entry_args(root: &str) -> Vec<String> {
+    let all = dockerfile();
+    exec_form(runtime_stage(&all), "ENTRYPOINT")
+        .into_iter()
+        .skip(1)
+        .map(|a| if a == WORKSPACE { root.to_owned() } else { a })
+        .collect()
+}
+
+/// Splits a shell line into words: single and double quotes group, nothing is expanded.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    assert!(quote.is_none(), "unbalanced quote in {line:?}");
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+#[test]
+fn the_dockerfile_ships_the_fixed_entry_point_and_labels() {
+    let all = dockerfile();
+    let stage = runtime_stage(&all);
+    assert_eq!(exec_form(stage, "ENTRYPOINT"), ENTRYPOINT);
+    assert_eq!(exec_form(stage, "CMD"), CMD);
+
+    let labels = labels(stage);
+    let label = |key: &str| -> String {
+        let values: Vec<&String> = labels
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(values.len(), 1, "label {key} is set {} times", values.len());
+        values[0].clone()
+    };
+    let server = server_json();
+    assert_eq!(
+        label("io.modelcontextprotocol.server.name"),
+        server["name"].as_str().unwrap()
+    );
+    assert_eq!(label("io.modelcontextprotocol.server.name"), SERVER_NAME);
+    assert_eq!(label("org.opencontainers.image.source"), REPOSITORY);
+    assert_eq!(label("org.opencontainers.image.licenses"), "MIT");
+    // The version label is stamped from a build argument, which the build stage checks
+    // against the binary's own --version (so, against Cargo.toml).
+    assert_eq!(label("org.opencontainers.image.version"), "${VERSION}");
+    assert!(
+        stage
+            .iter()
+            .any(|i| i.keyword == "ARG" && i.rest == "VERSION"),
+        "the runtime stage must declare ARG VERSION for its label"
+    );
+    let build = &all[..all.len() - stage.len()];
+    assert!(
+        build.iter().any(|i| i.keyword == "RUN"
+            && i.rest.contains("fsmcp --version")
+            && i.rest.contains("$VERSION")
+            && i.rest.contains("exit 1")),
+        "the build stage must stop when VERSION is not the built binary's version"
+    );
+    assert!(
+        build
+            .iter()
+            .any(|i| i.keyword == "RUN" && i.rest.contains("cargo build --release --locked")),
+        "the build stage builds the release profile from Cargo.lock"
+    );
+
+    // Not root: a user by number other than 0.
+    let users: Vec<&Instruction> = stage.iter().filter(|i| i.keyword == "USER").collect();
+    assert_eq!(users.len(), 1, "the runtime stage sets its user once");
+    let uid = users[0].rest.split(':').next().unwrap();
+    assert!(
+        uid.parse::<u32>().is_ok_and(|n| n != 0),
+        "USER {} should be a non-zero number",
+        users[0].rest
+    );
+
+    // The pinned toolchain is one Cargo.toml builds with.
+    let rust = all
+        .iter()
+        .find_map(|i| {
+            (i.keyword == "ARG")
+                .then(|| i.rest.strip_prefix("RUST_VERSION="))
+                .flatten()
+        })
+        .expect("ARG RUST_VERSION=<pinned version>");
+    let minimum = toml_string(&repo_file("Cargo.toml"), "package", "rust-version").unwrap();
+    let numbers = |v: &str| -> Vec<u32> { v.split('.').map(|n| n.parse().unwrap()).collect() };
+    assert_eq!(
+        numbers(rust).len(),
+        3,
+        "pin a full Rust version, not {rust:?}"
+    );
+    assert!(
+        numbers(rust) >= numbers(&minimum),
+        "Rust {rust} is older than {minimum}"
+    );
+}
+
+#[test]
+fn the_build_context_admits_exactly_what_the_dockerfile_copies() {
+    let ignore = repo_file(".dockerignore");
+    let rules: Vec<&str> = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(
+        rules.first(),
+        Some(&"*"),
+        ".dockerignore starts by excluding everything"
+    );
+    let admitted: Vec<&str> = rules.iter().filter_map(|r| r.strip_prefix('!')).collect();
+    let mut copied: Vec<String> = Vec::new();
+    for instruction in dockerfile().iter().filter(|i| i.keyword == "COPY") {
+        let words = shell_words(&instruction.rest);
+        if words.iter().any(|w| w.starts_with("--from=")) {
+            continue;
+        }
+        let sources: Vec<&String> = words.iter().filter(|w| !w.starts_with("--")).collect();
+        for source in &sources[..sources.len() - 1] {
+            assert!(
+                repo_has(source),
+                "COPY {source}: no such file in the repository"
+            );
+            copied.push(source.to_string());
+        }
+    }
+    copied.sort_unstable();
+    let mut admitted_sorted: Vec<String> = admitted.iter().map(|a| a.to_string()).collect();
+    admitted_sorted.sort_unstable();
+    assert_eq!(
+        copied, admitted_sorted,
+        "COPY sources and .dockerignore's exceptions"
+    );
+    // What the manifest declares must be in the context, or cargo refuses it.
+    for declared in ["src", "crates", "benches", "examples", "Cargo.lock"] {
+        assert!(
+            admitted.contains(&declared),
+            "{declared} is not in the build context"
+        );
+    }
+}
+
+#[test]
+fn the_image_default_command_serves_its_workspace() {
+    let tree = Tree::new().file("README.md", "hello\n");
+    let all = dockerfile();
+    let mut argv = image_entry_args(tree.path().to_str().unwrap());
+    argv.extend(exec_form(runtime_stage(&all), "CMD"));
+    assert_lists_tools("ENTRYPOINT + CMD", &argv);
+    // `docker run --rm IMAGE --version`, the first-build check docs/container.md gives.
+    let mut version = image_entry_args(tree.path().to_str().unwrap());
+    version.push("--version".to_owned());
+    let version: Vec<&str> = version.iter().map(String::as_str).collect();
+    let (status, stdout, stderr) = run(&version);
+    assert!(status.success(), "{version:?}: {status} {stderr}");
+    assert_eq!(stdout.trim(), cargo_version(), "{version:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/container.md
+// ---------------------------------------------------------------------------------------------
+
+/// One `docker run … ghcr.io/fsmcp/fsmcp[:tag] ARGS` of the page, from a console line or a
+/// host configuration whose `command` is `docker`: the docker options, the variables it
+/// passes with `-e NAME`, and the words after the image.
+struct DockerRun {
+    line: String,
+    options: Vec<String>,
+    env: Vec<String>,
+    args: Vec<String>,
+}
+
+fn docker_run(words: &[String]) -> Option<DockerRun> {
+    if words.len() < 2 || words[0] != "docker" || words[1] != "run" {
+        return None;
+    }
+    let at = words
+        .iter()
+        .position(|w| w == IMAGE || w.starts_with(&format!("{IMAGE}:")))?;
+    let options = words[2..at].to_vec();
+    let mut env = Vec::new();
+    for pair in options.windows(2) {
+        if pair[0] == "-e" || pair[0] == "--env" {
+            env.push(pair[1].clone());
+        }
+    }
+    Some(DockerRun {
+        line: words.join(" "),
+        options,
+        env,
+        args: words[at + 1..].to_vec(),
+    })
+}
+
+/// Every `docker run` of the image in `docs/container.md`: console lines (continuations
+/// joined) and the `command`/`args` of each JSON host configuration.
+fn docker_runs() -> Vec<DockerRun> {
+    let page = repo_file("docs/container.md");
+    let mut runs = Vec::new();
+    for block in page.split("```console").skip(1) {
+        let body = block.split("```").next().unwrap().replace("\\\n", " ");
+        runs.extend(
+            body.lines()
+                .filter_map(|line| docker_run(&shell_words(line))),
+        );
+    }
+    for (n, block) in page.split("```json").skip(1).enumerate() {
+        let body = block.split("```").next().unwrap();
+        let value: Value = serde_json::from_str(body)
+            .unwrap_or_else(|e| panic!("JSON block {n} of docs/container.md does not parse: {e}"));
+        let mut launches = Vec::new();
+        docker_launches(&value, &mut launches);
+        runs.extend(launches.iter().filter_map(|words| docker_run(words)));
+    }
+    runs
+}
+
+/// `["docker", args…]` for every object in `value` whose `command` is `docker`.
+fn docker_launches(value: &Value, out: &mut Vec<Vec<String>>) {
+    match value {
+        Value::Object(map) => {
+            if map.get("command") == Some(&json!("docker")) {
+                let mut words = vec!["docker".to_owned()];
+                for arg in map["args"].as_array().expect("args") {
+                    words.push(arg.as_str().expect("string args").to_owned());
+                }
+                out.push(words);
+            }
+            map.values().for_each(|inner| docker_launches(inner, out));
+        }
+        Value::Array(items) => items.iter().for_each(|inner| docker_launches(inner, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_docker_run_in_the_container_page_starts_the_binary() {
+    let runs = docker_runs();
+    assert!(
+        runs.len() >= 4,
+        "found only {} docker run lines",
+        runs.len()
+    );
+    let mut http = 0;
+    for run in &runs {
+        assert!(
+            run.options.contains(&"--rm".to_owned()),
+            "{}: add --rm",
+            run.line
+        );
+        let tree = Tree::new().file("README.md", "hello\n");
+        let root = tree.path().to_str().unwrap();
+        let mut argv = image_entry_args(root);
+        if run.args.is_empty() {
+            let all = dockerfile();
+            argv.extend(exec_form(runtime_stage(&all), "CMD"));
+        } else {
+            argv.extend(run.args.iter().cloned());
+        }
+        if run.args.iter().any(|a| a == "--http") {
+            http += 1;
+            assert_http_recipe_serves(run, argv);
+        } else {
+            let has = |flags: &[&str]| run.options.iter().any(|o| flags.contains(&o.as_str()));
+            assert!(
+                has(&["-i", "--interactive"]) && !has(&["-t", "-it", "-ti", "--tty"]),
+                "{}: stdio needs -i (stdin kept open) and no TTY",
+                run.line
+            );
+            assert_lists_tools(&run.line, &argv);
+        }
+    }
+    assert!(http >= 1, "the page shows no --http recipe");
+}
+
+/// Runs an `--http` recipe on an OS-chosen port (the container's port is docker's to map), with
+/// each `-e` variable set to a test token, and checks what the page promises: the server listens
+/// on every interface, refuses a request without the token, and answers one with it sent as a
+/// host-side client sends it (to a published loopback port); SIGTERM (`docker stop`) ends it.
+fn assert_http_recipe_serves(run: &DockerRun, mut argv: Vec<String>) {
+    let at = argv.iter().position(|a| a == "--http").unwrap();
+    let address = argv[at + 1].clone();
+    let (host, _) = address.rsplit_once(':').expect("--http ADDR:PORT");
+    assert_eq!(
+        host, "0.0.0.0",
+        "{}: inside a container, listen on every interface",
+        run.line
+    );
+    argv[at + 1] = "0.0.0.0:0".to_owned();
+    let mut command = Command::new(BIN);
+    command.args(&argv).env_clear();
+    for name in &run.env {
+        command.env(name, TEST_TOKEN);
+    }
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fsmcp --http");
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .expect("read the serving line");
+    let port: u16 = first
+        .trim()
+        .strip_prefix("fsmcp: serving http://0.0.0.0:")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("{}: unexpected first stderr line {first:?}", run.line)
+        });
+    let endpoint = Endpoint { port };
+    let bearer = format!("Bearer {TEST_TOKEN}");
+    let host = [("Host", "localhost:8080")];
+    let refused = endpoint.modern(1, "tools/list", json!({}), &host);
+    let answered = endpoint.modern(
+        2,
+        "tools/list",
+        json!({}),
+        &[host[0], ("Authorization", bearer.as_str())],
+    );
+    // docker stop sends SIGTERM to the entry point, which is fsmcp itself.
+    // SAFETY: kill(2) on the pid of a child this test spawned and has not yet reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        refused.status, 401,
+        "{}: without the token: {refused:?}",
+        run.line
+    );
+    assert_eq!(
+        answered.status, 200,
+        "{}: with the token: {answered:?}",
+        run.line
+    );
+    let tools = answered.message()["result"]["tools"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(tools > 0, "{}: lists no tools: {}", run.line, answered.body);
+    let status = status.unwrap_or_else(|| panic!("{}: SIGTERM did not stop it in 10 s", run.line));
+    assert!(status.success(), "{}: stopped with {status}", run.line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Python and npm packages
+// ---------------------------------------------------------------------------------------------
+
+/// Every manifest that names a version names Cargo.toml's, or takes it from there. The Python
+/// and npm checks skip (saying so) while their packaging is not in the tree.
+#[test]
+fn every_package_manifest_takes_cargos_version() {
+    let version = cargo_version();
+    let server = server_json();
+    assert_eq!(server["version"], json!(version), "server.json version");
+    for p in server["packages"].as_array().expect("packages") {
+        let stamped = match p["registryType"].as_str() {
+            Some("oci") => p["identifier"]
+                .as_str()
+                .and_then(|i| i.rsplit_once(':'))
+                .map(|(_, t)| t),
+            _ => p["version"].as_str(),
+        };
+        assert_eq!(
+            stamped,
+            Some(version.as_str()),
+            "server.json {}",
+            p["registryType"]
+        );
+    }
+    check_python_package();
+    check_npm_packages();
+}
+
+/// `pyproject.toml` (maturin, `bindings = "bin"`): the distribution is `fsmcp`, its version
+/// is dynamic (maturin reads Cargo.toml's), and its long description, README.md, carries the
+/// line the registry reads to prove the PyPI project belongs to this server.
+fn check_python_package() {
+    if !repo_has("pyproject.toml") {
+        eprintln!("skipped: pyproject.toml does not exist in this tree yet");
+        return;
+    }
+    let pyproject = repo_file("pyproject.toml");
+    assert_eq!(
+        toml_string(&pyproject, "project", "name").as_deref(),
+        Some(PYPI_NAME),
+        "pyproject.toml [project] name"
+    );
+    assert_eq!(
+        toml_string(&pyproject, "project", "version"),
+        None,
+        "pyproject.toml must not write a version: Cargo.toml's is the only one"
+    );
+    let dynamic = pyproject
+        .lines()
+        .find(|l| l.trim_start().starts_with("dynamic"))
+        .unwrap_or("");
+    assert!(
+        dynamic.contains("\"version\""),
+        "pyproject.toml [project] needs dynamic = [\"version\"], so maturin takes Cargo.toml's"
+    );
+    assert_eq!(
+        toml_string(&pyproject, "tool.maturin", "bindings").as_deref(),
+        Some("bin"),
+        "[tool.maturin] bindings"
+    );
+    let readme = repo_file("README.md");
+    assert!(
+        readme.contains(&format!("<!-- mcp-name: {SERVER_NAME} -->")),
+        "README.md (the PyPI description) needs the line <!-- mcp-name: {SERVER_NAME} -->"
+    );
+}
+
+/// `packaging/npm/*/package.json`: the launcher `fsmcp` (with `mcpName`, the registry's
+/// ownership proof) and the `@fsmcp/<platform>` packages, each at Cargo.toml's version, the
+/// launcher's optional dependencies on them pinned to it too. If the packaging comes to stamp
+/// the version at build time instead of writing it, check the stamping here instead.
+fn check_npm_packages() {
+    if !repo_has("packaging/npm") {
+        eprintln!("skipped: packaging/npm/ does not exist in this tree yet");
+        return;
+    }
+    let version = cargo_version();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/npm");
+    let mut launchers = 0;
+    let mut platforms = 0;
+    for entry in std::fs::read_dir(&dir).expect("read packaging/npm") {
+        let manifest = entry.expect("entry").path().join("package.json");
+        if !manifest.exists() {
+            continue;
+        }
+        let at = manifest
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap()
+            .display()
+            .to_string();
+        let package: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap())
+            .unwrap_or_else(|e| panic!("{at} is not JSON: {e}"));
+        assert_eq!(
+            package["version"],
+            json!(version),
+            "{at}: version is not Cargo.toml's; run scripts/release set-version {version}"
+        );
+        let name = package["name"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{at}: no name"));
+        if name == NPM_LAUNCHER {
+            launchers += 1;
+            assert_eq!(package["mcpName"], SERVER_NAME, "{at}: mcpName");
+            for (dependency, pinned) in package["optionalDependencies"]
+                .as_object()
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    dependency.starts_with(NPM_PLATFORM_SCOPE),
+                    "{at}: {dependency}"
+                );
+                assert_eq!(
+                    pinned,
+                    &json!(version),
+                    "{at}: {dependency} is not pinned to {version}"
+                );
+            }
+        } else {
+            platforms += 1;
+            assert!(
+                name.starts_with(NPM_PLATFORM_SCOPE),
+                "{at}: unexpected package {name}"
+            );
+            assert!(
+                package["os"].is_array() && package["cpu"].is_array(),
+                "{at}: os and cpu"
+            );
+        }
+    }
+    assert_eq!(launchers, 1, "one launcher package named {NPM_LAUNCHER}");
+    assert!(platforms >= 1, "no {NPM_PLATFORM_SCOPE}<platform> package");
+}
