@@ -27,6 +27,8 @@ const IMAGE: &str = "ghcr.io/fsmcp/fsmcp";
 const PYPI_NAME: &str = "fsmcp";
 const NPM_LAUNCHER: &str = "fsmcp";
 const NPM_PLATFORM_SCOPE: &str = "@fsmcp/";
+/// The version the checked-in npm manifests carry until `scripts/package` stamps Cargo.toml's.
+const NPM_PLACEHOLDER: &str = "0.0.0-dev";
 /// The image's entry point and default arguments, as the names everyone uses fix them.
 const ENTRYPOINT: [&str; 3] = ["/usr/local/bin/fsmcp", "--root", "/workspace"];
 const CMD: [&str; 2] = ["--include", "**"];
@@ -879,9 +881,10 @@ fn check_python_package() {
 }
 
 /// `packaging/npm/*/package.json`: the launcher `fsmcp` (with `mcpName`, the registry's
-/// ownership proof) and the `@fsmcp/<platform>` packages, each at Cargo.toml's version, the
-/// launcher's optional dependencies on them pinned to it too. If the packaging comes to stamp
-/// the version at build time instead of writing it, check the stamping here instead.
+/// ownership proof) and the `@fsmcp/<platform>` packages (with `os` and `cpu`). Their checked-in
+/// version is the placeholder `0.0.0-dev`, never published: `scripts/package` writes Cargo.toml's
+/// version into the copies it packs (and into the launcher's dependencies on the platform
+/// packages), so no manifest in the tree can name a stale release.
 fn check_npm_packages() {
     if !repo_has("packaging/npm") {
         eprintln!("skipped: packaging/npm/ does not exist in this tree yet");
@@ -904,9 +907,8 @@ fn check_npm_packages() {
         let package: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap())
             .unwrap_or_else(|e| panic!("{at} is not JSON: {e}"));
         assert_eq!(
-            package["version"],
-            json!(version),
-            "{at}: version is not Cargo.toml's; run scripts/release set-version {version}"
+            package["version"], NPM_PLACEHOLDER,
+            "{at}: the checked-in version is {NPM_PLACEHOLDER}; scripts/package stamps {version}"
         );
         let name = package["name"]
             .as_str()
@@ -924,9 +926,8 @@ fn check_npm_packages() {
                     "{at}: {dependency}"
                 );
                 assert_eq!(
-                    pinned,
-                    &json!(version),
-                    "{at}: {dependency} is not pinned to {version}"
+                    pinned, NPM_PLACEHOLDER,
+                    "{at}: {dependency} is stamped with the launcher's version; check in {NPM_PLACEHOLDER}"
                 );
             }
         } else {
@@ -943,4 +944,126 @@ fn check_npm_packages() {
     }
     assert_eq!(launchers, 1, "one launcher package named {NPM_LAUNCHER}");
     assert!(platforms >= 1, "no {NPM_PLATFORM_SCOPE}<platform> package");
+}
+
+// ---------------------------------------------------------------------------------------------
+// scripts/release
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `scripts/release ARGS` in `dir`; (exit code, stdout, stderr).
+fn release_script(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new("bash")
+        .arg(dir.join("scripts/release"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run scripts/release");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir") {
+            let entry = entry.expect("entry");
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
+        std::fs::copy(from, to).expect("copy");
+    }
+}
+
+#[test]
+fn the_release_script_reads_and_checks_cargos_version() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = cargo_version();
+    let (code, stdout, stderr) = release_script(repo, &["version"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, format!("{version}\n"));
+    let (code, _, stderr) = release_script(repo, &["check-tag", &format!("v{version}")]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, _, stderr) = release_script(repo, &["check-tag", &version]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(&format!("expected 'v{version}'")),
+        "{stderr}"
+    );
+}
+
+/// `set-version` moves every copy of the version together (Cargo.toml, Cargo.lock's entry,
+/// server.json's four) and nothing else; a malformed version changes nothing. Run on a copy of
+/// the workspace, so the repository is never touched.
+#[test]
+fn set_version_moves_every_copy_and_refuses_a_malformed_version() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = tempfile::tempdir().expect("temp dir");
+    for path in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "server.json",
+        "scripts/release",
+        "src",
+        "crates",
+        "benches",
+        "examples",
+    ] {
+        copy_tree(&repo.join(path), &copy.path().join(path));
+    }
+    let read = |path: &str| std::fs::read_to_string(copy.path().join(path)).expect(path);
+    let before = [read("Cargo.toml"), read("Cargo.lock"), read("server.json")];
+    for bad in ["1.2", "v1.2.3", "1.2.3-rc.1", "01.2.3", "1.2.3 ", ""] {
+        let (code, _, stderr) = release_script(copy.path(), &["set-version", bad]);
+        assert_eq!(code, Some(1), "{bad:?}: {stderr}");
+        assert!(
+            stderr.contains("is not a version like 1.2.3"),
+            "{bad:?}: {stderr}"
+        );
+        let after = [read("Cargo.toml"), read("Cargo.lock"), read("server.json")];
+        assert!(after == before, "{bad:?} changed a file");
+    }
+
+    let (code, stdout, stderr) = release_script(copy.path(), &["set-version", "9.8.7"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let old = cargo_version();
+    // Cargo.toml and Cargo.lock: exactly the one line each.
+    let was = format!("version = \"{old}\"");
+    for (file, text) in [("Cargo.toml", &before[0]), ("Cargo.lock", &before[1])] {
+        let now = read(file);
+        let changed: Vec<(&str, &str)> = text
+            .lines()
+            .zip(now.lines())
+            .filter(|(a, b)| a != b)
+            .collect();
+        assert_eq!(changed, [(was.as_str(), "version = \"9.8.7\"")], "{file}");
+        assert_eq!(text.lines().count(), now.lines().count(), "{file}");
+    }
+    // server.json: the versions and the image tag, nothing else.
+    let mut expected: Value = serde_json::from_str(&before[2]).unwrap();
+    expected["version"] = json!("9.8.7");
+    for p in expected["packages"].as_array_mut().unwrap() {
+        if p["registryType"] == "oci" {
+            p["identifier"] = json!(format!("{IMAGE}:9.8.7"));
+        } else {
+            p["version"] = json!("9.8.7");
+        }
+    }
+    let moved: Value = serde_json::from_str(&read("server.json")).unwrap();
+    assert_eq!(moved, expected);
+    // The repository's own server.json is written the way the script writes it, so a version
+    // bump is a four-line diff.
+    assert_eq!(
+        before[2],
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(&before[2]).unwrap())
+                .unwrap()
+        ),
+        "server.json is not in the script's layout (two-space JSON); run set-version {old}"
+    );
 }
