@@ -3,8 +3,8 @@
 #
 # UNTESTED: no container engine on the machine this was written on could pull or run images,
 # so this recipe has never been built or run. tests/release_manifest.rs checks it statically
-# (labels, entry point, the flags it passes start the binary); docs/container.md says what to
-# verify on the first real build.
+# (labels, entry point, the flags it passes start the binary), scripts/lint-container runs
+# hadolint on it, and docs/container.md says what to verify on the first real build.
 #
 # Usage (from the repository root; VERSION must equal Cargo.toml's `version`, the build stops
 # otherwise):
