@@ -343,7 +343,7 @@ fn readers_racing_writers_on_one_file_never_see_a_mix_or_a_truncation() {
 
 #[test]
 fn readers_racing_writers_on_one_file_are_never_refused() {
-    // "A reader sees the old bytes or the new bytes" (README, Confinement): a write renames a
+    // "A reader sees the old bytes or the new bytes" (docs/cli.md, Confinement): a write renames a
     // new file over the name, which a reader must not report as a failure.
     let (a, b) = versions();
     let race = race(&a, &b);
