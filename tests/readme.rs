@@ -17,6 +17,10 @@
 //!   and must list the tools its flags publish over stdio.
 //! - an illustration, visibly marked by a first line `# illustration: why`; at most three.
 //!
+//! Where this tree holds the packaging recipes (`Dockerfile`, `pyproject.toml`, the npm
+//! launcher under `packaging/npm`), the install lines' assumptions about them are checked too;
+//! a recipe that is absent is reported as skipped.
+//!
 //! Besides the blocks: every inline `fsmcp …` or `docker run …` command is accepted by the
 //! binary; every `--flag` the README names for fsmcp is one `fsmcp --help` lists; every `fs_…`
 //! tool it names is published; the tool counts it states are the published counts; every
@@ -721,6 +725,65 @@ fn every_inline_command_flag_and_tool_the_readme_names_is_real() {
         text.lines().any(|l| l.trim() == MCP_NAME_LINE),
         "README.md lacks the registry's ownership line {MCP_NAME_LINE}"
     );
+}
+
+#[test]
+fn the_install_lines_match_the_packaging_recipes_in_this_tree() {
+    // The README's `docker run` lines are checked against this entry point and default command.
+    match std::fs::read_to_string(Path::new(REPO).join("Dockerfile")) {
+        Ok(recipe) => {
+            let quoted = |words: &[&str]| {
+                let words: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+                words.join(", ")
+            };
+            let entrypoint = format!(
+                "ENTRYPOINT [\"/usr/local/bin/fsmcp\", {}]",
+                quoted(&IMAGE_ENTRYPOINT)
+            );
+            let cmd = format!("CMD [{}]", quoted(&IMAGE_CMD));
+            for line in [entrypoint, cmd] {
+                assert!(
+                    recipe.lines().any(|l| l.trim() == line),
+                    "Dockerfile lacks `{line}`, which the README's docker lines assume"
+                );
+            }
+        }
+        Err(_) => eprintln!("skipped: no Dockerfile in this tree to hold the docker lines to"),
+    }
+    // `pip install .` puts `fsmcp` on the environment's PATH only as a binary package.
+    match std::fs::read_to_string(Path::new(REPO).join("pyproject.toml")) {
+        Ok(recipe) => {
+            for line in ["name = \"fsmcp\"", "bindings = \"bin\""] {
+                assert!(
+                    recipe.lines().any(|l| l.trim() == line),
+                    "pyproject.toml lacks `{line}`, which the README's pip and uvx lines assume"
+                );
+            }
+        }
+        Err(_) => eprintln!("skipped: no pyproject.toml in this tree to hold the pip line to"),
+    }
+    // `npx -y fsmcp` runs the launcher package's `fsmcp` bin.
+    let npm = Path::new(REPO).join("packaging/npm");
+    let launchers: Vec<Value> = std::fs::read_dir(&npm)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let manifest = entry.ok()?.path().join("package.json");
+            serde_json::from_str(&std::fs::read_to_string(manifest).ok()?).ok()
+        })
+        .filter(|manifest: &Value| manifest["name"] == "fsmcp")
+        .collect();
+    match launchers.as_slice() {
+        [] => eprintln!("skipped: no npm launcher package under packaging/npm to hold npx to"),
+        [launcher] => {
+            assert!(
+                launcher["bin"]["fsmcp"].is_string() || launcher["bin"].is_string(),
+                "the npm launcher has no fsmcp bin: {launcher}"
+            );
+            assert_eq!(launcher["mcpName"], "io.github.fsmcp/fsmcp");
+        }
+        _ => panic!("two npm packages are named fsmcp"),
+    }
 }
 
 #[test]
