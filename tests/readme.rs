@@ -25,8 +25,10 @@
 //! binary; every `--flag` the README names for fsmcp is one `fsmcp --help` lists; every `fs_…`
 //! tool it names is published; the tool counts it states are the published counts; every
 //! relative link in README.md and docs/*.md points at a file, and at a heading or anchor there;
-//! docs/cli.md's flag table lists exactly the flags `fsmcp --help` lists; and the README carries
-//! the MCP registry's ownership line for PyPI.
+//! docs/cli.md's flag table lists exactly the flags `fsmcp --help` lists; the Rust version the
+//! README asks for is the manifest's `rust-version`; the libraries docs/cli.md says the binary
+//! links are the ones it links; and the README carries the MCP registry's ownership line for
+//! PyPI.
 
 // Tests build their trees with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -784,6 +786,53 @@ fn the_install_lines_match_the_packaging_recipes_in_this_tree() {
         }
         _ => panic!("two npm packages are named fsmcp"),
     }
+}
+
+#[test]
+fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
+    // "Rust 1.88 or later": the README's version is the manifest's rust-version.
+    let readme = page("README.md");
+    let stated = readme
+        .split("With Rust ")
+        .nth(1)
+        .and_then(|rest| rest.split(" or later").next())
+        .expect("the README names the Rust it needs");
+    let manifest = page("Cargo.toml");
+    let declared = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("Cargo.toml declares rust-version")
+        .trim_matches('"');
+    assert_eq!(stated, declared, "README and Cargo.toml disagree on Rust");
+
+    // "the C library it links (libc, libm, libgcc_s)": the binary's NEEDED entries, the
+    // dynamic loader counted as part of the C library.
+    let cli = page("docs/cli.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let named: BTreeSet<String> = cli
+        .split("the C library it links (")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .expect("docs/cli.md names the libraries the binary links")
+        .split(", ")
+        .map(str::to_owned)
+        .collect();
+    let Ok(out) = Command::new("readelf").args(["-d", BIN]).output() else {
+        eprintln!("skipped: no readelf to list the libraries the binary links");
+        return;
+    };
+    let linked: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| l.split('[').nth(1)?.split(".so").next().map(str::to_owned))
+        .filter(|lib| !lib.starts_with("ld-linux"))
+        .collect();
+    assert_eq!(
+        named, linked,
+        "docs/cli.md names other libraries than the binary links"
+    );
 }
 
 #[test]
