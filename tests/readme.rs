@@ -25,7 +25,8 @@
 //! binary; every `--flag` the README names for fsmcp is one `fsmcp --help` lists; every `fs_…`
 //! tool it names is published; the tool counts it states are the published counts; every
 //! relative link in README.md and docs/*.md points at a file, and at a heading or anchor there;
-//! docs/cli.md's flag table lists exactly the flags `fsmcp --help` lists; the Rust version the
+//! docs/cli.md's flag table lists exactly the flags `fsmcp --help` lists, and its config file
+//! example publishes the tools the page says it does; the Rust version the
 //! README asks for is the manifest's `rust-version`; the libraries docs/cli.md says the binary
 //! links are the ones it links; and the README carries the MCP registry's ownership line for
 //! PyPI.
@@ -839,6 +840,42 @@ fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
 fn every_host_configuration_in_the_cli_reference_starts() {
     let (blocks, _) = split_page(&page("docs/cli.md"));
     assert!(check_json_launches("docs/cli.md", &blocks) >= 1);
+}
+
+#[test]
+fn the_config_file_example_publishes_what_the_cli_reference_says() {
+    let (blocks, _) = split_page(&page("docs/cli.md"));
+    let example = blocks
+        .iter()
+        .find(|b| b.info == "json" && b.lines.iter().any(|l| l.contains("\"roots\"")))
+        .expect("docs/cli.md shows a config file");
+    // The page's absolute root becomes a fresh directory; its relative one ("manuals") is looked
+    // up next to the file, so it is made there.
+    let notes = Tree::new();
+    let dir = Tree::new().dir("manuals");
+    let text = example
+        .lines
+        .join("\n")
+        .replace("/srv/notes", notes.path().to_str().unwrap());
+    let file = dir.join("cfg.json");
+    std::fs::write(&file, text).expect("write the config");
+    let (status, stdout, stderr) = run(&["--config", file.to_str().unwrap(), "--describe"]);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let tools: Value = serde_json::from_str(&stdout).expect("--describe prints JSON");
+    let names: BTreeSet<&str> = tools
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    // "the fs tools of /srv/notes as notes_read, notes_write and so on, and the four reading
+    // ptc tools over manuals"
+    for name in ["notes_read", "notes_write"].into_iter().chain(READ_TOOLS) {
+        assert!(names.contains(name), "{name} is not published: {names:?}");
+    }
+    assert!(!names.contains("write_text_file"), "manuals is read-only");
+    let fs = all_tools().iter().filter(|t| t.starts_with("fs_")).count();
+    assert_eq!(names.len(), fs + READ_TOOLS.len(), "{names:?}");
 }
 
 #[test]
