@@ -97,6 +97,17 @@ fn the_fs_tools_follow_inside_links_and_refuse_outside_ones() {
         assert_eq!(result["isError"], true, "{path}");
         assert!(!text(&result).contains("MARKER"));
     }
+    // Following is on, so the refusal says why this link is not followed rather than
+    // advising the flag.
+    for path in ["out.txt", "d/outdir/secret.txt", "loop"] {
+        let result = server.call_result("fs_read", json!({"path": path}));
+        assert_eq!(
+            text(&result),
+            format!(
+                "'{path}' is reached through a symbolic link that leads outside the root (or round a loop of links); links are followed only while they stay inside the root"
+            )
+        );
+    }
     // Writing through an outside link or into an outside directory changes nothing outside.
     for (path, content) in [("out.txt", "x"), ("d/outdir/new.txt", "x")] {
         let result = server.call_result("fs_write", json!({"path": path, "content": content}));

@@ -38,6 +38,12 @@ pub enum FsError {
         "'{0}' is reached through a symbolic link this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
     )]
     ThroughLink(String),
+    /// With `--follow-symlinks`, a path through a link whose target leaves the root, or that
+    /// cannot be followed (a loop, an unreadable target).
+    #[error(
+        "'{0}' is reached through a symbolic link that leads outside the root (or round a loop of links); links are followed only while they stay inside the root"
+    )]
+    LinkLeavesRoot(String),
     /// `read` of a directory.
     #[error("'{path}' is a directory; use {list} to see what it holds")]
     ReadDirectory {

@@ -225,6 +225,12 @@ fn answer(
             image: None,
             structured: answer.revisions,
         }),
-        Err(error) => Err(error.worded_for(given, fs.root().limits(), narrow)),
+        Err(error) => Err(match error.worded_for(given, fs.root().limits(), narrow) {
+            // The root follows links, so the advice to turn following on would mislead.
+            FsError::ThroughLink(path) if fs.root().follows_symlinks() => {
+                FsError::LinkLeavesRoot(path)
+            }
+            worded => worded,
+        }),
     }
 }
