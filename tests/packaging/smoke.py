@@ -8,8 +8,9 @@ Usage:
   smoke.py launcher LAUNCHER          the npm launcher script (bin/fsmcp.js, installed beside its
                                       platform package): SIGTERM is forwarded and the child's exit
                                       code returned, a child killed by a signal ends the launcher by
-                                      the same signal, and without a platform package it prints one
-                                      line naming the platform and how to build from source.
+                                      the same signal, and without a platform package, with a
+                                      broken one, or on a platform nothing is published for, it
+                                      prints one line saying what is wrong and what to do.
 
 Standard library only. Each check prints `ok: …` or `FAIL: …`; the last line is
 `package-server: N passed, M failed` (or package-launcher) and the exit status is 1 on any failure.
@@ -105,9 +106,9 @@ def server(tally: Tally, version: str, cmd: list[str]) -> None:
         (root / "notes").mkdir()
         text = f"packaged fsmcp {version} reads this\nsecond line\n"
         (root / "notes" / "hello.txt").write_text(text)
-        server = Stdio(cmd + ["--root", str(root), "--include", "**", "--tools", "fs"])
+        proc = Stdio(cmd + ["--root", str(root), "--include", "**", "--tools", "fs"])
         try:
-            init = server.request("initialize", {
+            init = proc.request("initialize", {
                 "protocolVersion": LEGACY,
                 "capabilities": {},
                 "clientInfo": {"name": "fsmcp-package-smoke", "version": "0"},
@@ -115,13 +116,13 @@ def server(tally: Tally, version: str, cmd: list[str]) -> None:
             info = init.get("result", {}).get("serverInfo", {})
             tally.check(f"initialize through `{shown}` answers fsmcp {version}",
                         info.get("name") == "fsmcp" and info.get("version") == version, init)
-            server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            listed = server.request("tools/list", {})
+            proc.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            listed = proc.request("tools/list", {})
             names = {t.get("name") for t in listed.get("result", {}).get("tools", [])}
             tally.check("tools/list publishes the fs tools (fs_read, fs_write, fs_list, fs_grep among them)",
                         {"fs_read", "fs_write", "fs_list", "fs_grep"} <= names
                         and all(str(n).startswith("fs_") for n in names), sorted(map(str, names)))
-            called = server.request("tools/call", {"name": "fs_read", "arguments": {"path": "notes/hello.txt"}})
+            called = proc.request("tools/call", {"name": "fs_read", "arguments": {"path": "notes/hello.txt"}})
             result = called.get("result", {})
             texts = [c.get("text") for c in result.get("content", []) if c.get("type") == "text"]
             tally.check("tools/call fs_read returns the file written to the root",
@@ -129,8 +130,8 @@ def server(tally: Tally, version: str, cmd: list[str]) -> None:
         except Exception as error:  # noqa: BLE001 - any failure of the exchange is one failed check
             tally.check(f"MCP exchange through `{shown}`", False, repr(error))
         finally:
-            code = server.close() if server.proc.poll() is None else server.proc.returncode
-        tally.check("the server exits 0 when its stdin closes", code == 0, {"code": code, "stderr": "".join(server.stderr)[:500]})
+            code = proc.close() if proc.proc.poll() is None else proc.proc.returncode
+        tally.check("the server exits 0 when its stdin closes", code == 0, {"code": code, "stderr": "".join(proc.stderr)[:500]})
 
     got = run(cmd + ["--root", ".", "--tools", "fs"])
     tally.check(f"`{shown}` without --include exits 64 with the binary's message",
@@ -200,6 +201,26 @@ def launcher(tally: Tally, script: str) -> None:
                     got.returncode == 1 and len(lines) == 1 and "@fsmcp/linux-x64" in lines[0]
                     and "not installed" in lines[0] and "cargo install" in lines[0] and got.stdout == "",
                     {"code": got.returncode, "stderr": got.stderr})
+
+        # A platform package whose binary is gone, then one whose binary cannot be executed.
+        for label, make, code in (
+            ("missing", lambda path: None, "ENOENT"),
+            ("not executable", lambda path: path.write_text("not a program\n"), "EACCES"),
+        ):
+            project = base / f"broken-{code}"
+            package = project / "node_modules" / "@fsmcp" / "linux-x64"
+            (package / "bin").mkdir(parents=True)
+            (package / "package.json").write_text('{"name": "@fsmcp/linux-x64", "version": "0.0.0"}\n')
+            make(package / "bin" / "fsmcp")
+            copy = project / "node_modules" / "fsmcp" / "bin" / "fsmcp.js"
+            copy.parent.mkdir(parents=True)
+            shutil.copy(script, copy)
+            got = run([node, str(copy), "--version"], env=env)
+            lines = got.stderr.strip().splitlines()
+            tally.check(f"a platform package whose binary is {label} makes the launcher exit 1 with one line naming {code}",
+                        got.returncode == 1 and len(lines) == 1 and code in lines[0] and "@fsmcp/linux-x64" in lines[0]
+                        and str(base) not in lines[0] and got.stdout == "",
+                        {"code": got.returncode, "stderr": got.stderr})
 
         # A platform nothing is published for: pretend to be FreeBSD on arm64.
         fake = base / "fake-platform.js"

@@ -55,12 +55,13 @@ const forward = (signal) => {
 for (const signal of FORWARDED) process.on(signal, forward);
 
 child.on('error', (error) => {
-  // ENOENT from a binary that exists means its loader is missing (a glibc binary on musl).
-  const hint =
-    error.code === 'ENOENT' || error.code === 'EACCES'
-      ? ` (this build needs glibc on ${key}); ${FROM_SOURCE}`
-      : '';
-  fail(`could not start the binary from ${pkg}: ${error.code || error.message}${hint}`);
+  // ENOENT: the file is gone, or it exists and its loader does not (a glibc build on musl).
+  const hints = {
+    ENOENT: `the binary is missing or needs glibc, which this system lacks; reinstall fsmcp, or ${FROM_SOURCE}`,
+    EACCES: 'the binary is not executable; reinstall fsmcp',
+  };
+  const hint = hints[error.code] || FROM_SOURCE;
+  fail(`could not start the binary from ${pkg} (${error.code || error.message}): ${hint}`);
 });
 
 child.on('exit', (code, signal) => {
