@@ -172,15 +172,19 @@ def launcher(tally: Tally, script: str) -> None:
         root.mkdir()
         (root / "a.txt").write_text("a\n")
 
-        try:
-            proc, child = started(cmd, root)
-            proc.proc.send_signal(signal.SIGTERM)
-            code = proc.proc.wait(timeout=TIMEOUT_S)
-            time.sleep(0.2)
-            tally.check("SIGTERM to the launcher reaches the binary, which exits 0, and the launcher exits 0",
-                        code == 0 and not Path(f"/proc/{child}").exists(), {"code": code})
-        except Exception as error:  # noqa: BLE001
-            tally.check("SIGTERM forwarding", False, repr(error))
+        # fsmcp stops cleanly (exit 0) on SIGINT and SIGTERM and dies of SIGHUP, which it leaves
+        # alone; either way the launcher must end as the binary did, and the binary must be gone.
+        for sig, want, outcome in ((signal.SIGTERM, 0, "exits 0"), (signal.SIGINT, 0, "exits 0"),
+                                   (signal.SIGHUP, -signal.SIGHUP, "ends by SIGHUP")):
+            try:
+                proc, child = started(cmd, root)
+                proc.proc.send_signal(sig)
+                code = proc.proc.wait(timeout=TIMEOUT_S)
+                time.sleep(0.2)
+                tally.check(f"{sig.name} to the launcher reaches the binary, and the launcher {outcome} as it did",
+                            code == want and not Path(f"/proc/{child}").exists(), {"code": code})
+            except Exception as error:  # noqa: BLE001
+                tally.check(f"{sig.name} forwarding", False, repr(error))
 
         try:
             proc, child = started(cmd, root)
