@@ -1,47 +1,40 @@
 //! The package manifests agree with each other and with Cargo.toml before anything is built:
 //! the npm manifests carry only the placeholder version that `scripts/package` replaces with
 //! Cargo.toml's, the launcher depends on (and knows) exactly the platform packages that exist,
-//! each platform package's `os`/`cpu` match its name, and the wheel's version is Cargo.toml's.
-//! `scripts/package` and `scripts/package-smoke` build and run the real packages (in `.ci/run`).
+//! names its `bin` and the registry server (`mcpName`), each platform package's `os`/`cpu`
+//! match its name, the wheel's version is Cargo.toml's (dynamic, with `bindings = "bin"` and the
+//! name `fsmcp`), and README.md, the wheel's description, carries the MCP registry's
+//! `mcp-name` line that proves the PyPI project belongs to this server. This file is the one
+//! home of these checks; the README's and the release manifests' tests read the same files
+//! through `tests/support/recipes.rs`. `scripts/package` and `scripts/package-smoke` build and
+//! run the real packages (in `.ci/run`).
 
 // Reading the repository's own files is the point here.
 #![allow(clippy::disallowed_methods)]
 
-use serde_json::Value;
+mod support;
+
+use serde_json::json;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use support::recipes::{SERVER_NAME, npm_manifest, npm_packages, repo_file};
 
 const PLACEHOLDER: &str = "0.0.0-dev";
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn manifest(dir: &Path) -> Value {
-    let path = dir.join("package.json");
-    let text = std::fs::read_to_string(&path).expect("package.json");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// The platform package directories under packaging/npm (every one but the launcher).
 fn platforms() -> BTreeSet<String> {
-    let found: BTreeSet<String> = std::fs::read_dir(repo().join("packaging/npm"))
-        .expect("packaging/npm")
-        .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
-        .filter(|name| name != "fsmcp")
-        .collect();
+    let mut found = npm_packages();
+    found.remove("fsmcp");
     assert!(found.contains("linux-x64"), "platform packages: {found:?}");
     found
 }
 
 #[test]
 fn npm_manifests_carry_only_the_placeholder_version() {
-    let npm = repo().join("packaging/npm");
-    let launcher = manifest(&npm.join("fsmcp"));
+    let launcher = npm_manifest("fsmcp");
     assert_eq!(launcher["version"], PLACEHOLDER);
     for platform in platforms() {
         assert_eq!(
-            manifest(&npm.join(&platform))["version"],
+            npm_manifest(&platform)["version"],
             PLACEHOLDER,
             "{platform}"
         );
@@ -56,8 +49,7 @@ fn npm_manifests_carry_only_the_placeholder_version() {
 
 #[test]
 fn launcher_depends_on_every_platform_package_and_knows_it() {
-    let npm = repo().join("packaging/npm");
-    let launcher = manifest(&npm.join("fsmcp"));
+    let launcher = npm_manifest("fsmcp");
     let wanted: BTreeSet<String> = platforms().iter().map(|p| format!("@fsmcp/{p}")).collect();
     let deps: BTreeSet<String> = launcher["optionalDependencies"]
         .as_object()
@@ -68,7 +60,7 @@ fn launcher_depends_on_every_platform_package_and_knows_it() {
     assert_eq!(deps, wanted);
 
     // The launcher's PLATFORMS set decides between "not installed" and "no binary for".
-    let script = std::fs::read_to_string(npm.join("fsmcp/bin/fsmcp.js")).expect("fsmcp.js");
+    let script = repo_file("packaging/npm/fsmcp/bin/fsmcp.js");
     let line = script
         .lines()
         .find(|l| l.starts_with("const PLATFORMS = new Set(["))
@@ -84,13 +76,12 @@ fn launcher_depends_on_every_platform_package_and_knows_it() {
 
 #[test]
 fn launcher_manifest_names_its_bin_and_the_registry_server() {
-    let launcher = manifest(&repo().join("packaging/npm/fsmcp"));
+    let launcher = npm_manifest("fsmcp");
     assert_eq!(launcher["name"], "fsmcp");
     assert_eq!(launcher["bin"]["fsmcp"], "bin/fsmcp.js");
-    assert_eq!(launcher["mcpName"], "io.github.fsmcp/fsmcp");
+    assert_eq!(launcher["mcpName"], SERVER_NAME);
     assert!(launcher["engines"]["node"].is_string(), "engines.node");
-    let script =
-        std::fs::read_to_string(repo().join("packaging/npm/fsmcp/bin/fsmcp.js")).expect("fsmcp.js");
+    let script = repo_file("packaging/npm/fsmcp/bin/fsmcp.js");
     assert!(
         script.starts_with("#!/usr/bin/env node\n"),
         "the bin needs its shebang"
@@ -99,14 +90,13 @@ fn launcher_manifest_names_its_bin_and_the_registry_server() {
 
 #[test]
 fn platform_packages_match_their_names() {
-    let npm = repo().join("packaging/npm");
     for platform in platforms() {
-        let m = manifest(&npm.join(&platform));
+        let m = npm_manifest(&platform);
         assert_eq!(m["name"], format!("@fsmcp/{platform}"));
         let (os, cpu) = platform.split_once('-').expect("<platform>-<arch>");
-        assert_eq!(m["os"], serde_json::json!([os]), "{platform}");
-        assert_eq!(m["cpu"], serde_json::json!([cpu]), "{platform}");
-        assert_eq!(m["files"], serde_json::json!(["bin/fsmcp"]), "{platform}");
+        assert_eq!(m["os"], json!([os]), "{platform}");
+        assert_eq!(m["cpu"], json!([cpu]), "{platform}");
+        assert_eq!(m["files"], json!(["bin/fsmcp"]), "{platform}");
         // The launcher resolves `<package>/package.json`, which an exports map would hide.
         assert!(
             m.get("exports").is_none(),
@@ -121,7 +111,7 @@ fn platform_packages_match_their_names() {
 
 #[test]
 fn the_wheel_takes_its_version_from_cargo() {
-    let text = std::fs::read_to_string(repo().join("pyproject.toml")).expect("pyproject.toml");
+    let text = repo_file("pyproject.toml");
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     for wanted in [
         "name = \"fsmcp\"",
@@ -135,5 +125,16 @@ fn the_wheel_takes_its_version_from_cargo() {
     assert!(
         !lines.iter().any(|l| l.starts_with("version =")),
         "pyproject.toml must not state a version; maturin takes Cargo.toml's"
+    );
+}
+
+#[test]
+fn the_readme_carries_the_registrys_pypi_ownership_line() {
+    // README.md is the wheel's description (`readme = "README.md"`, checked above); the MCP
+    // registry reads this line on PyPI to prove the project belongs to the server.
+    let line = format!("<!-- mcp-name: {SERVER_NAME} -->");
+    assert!(
+        repo_file("README.md").lines().any(|l| l.trim() == line),
+        "README.md (the PyPI description) lacks the registry's ownership line {line}"
     );
 }

@@ -35,6 +35,7 @@ pub mod attack;
 pub mod fs;
 pub mod http;
 pub mod race;
+pub mod recipes;
 pub mod ripgrep;
 
 /// The binary under test.
