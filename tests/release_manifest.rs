@@ -1,12 +1,16 @@
 //! The release manifests agree with Cargo.toml and with the binary they launch.
 //!
-//! The version lives in Cargo.toml alone; `server.json` (the MCP registry entry), the
-//! `Dockerfile` and the Python and npm packages either repeat it exactly or take it from there
-//! at build time, and this test fails on the first one that drifts. Every command line those
-//! manifests and `docs/container.md` would have a host run is started here with the built
-//! binary on a fresh root (the image's `/workspace` replaced by it) and must list its tools
-//! over stdio, or answer over HTTP for the container's `--http` recipe. No container engine is
-//! involved: the image itself is untested, and its recipe is only read.
+//! The version lives in Cargo.toml alone; `server.json` (the MCP registry entry) repeats it
+//! exactly in each package, the `Dockerfile` stamps it from a build argument its build stage
+//! checks against the binary, and `scripts/release` reads and moves it; this test fails on the
+//! first one that drifts. The Dockerfile ships the fixed entry point, default command and labels
+//! and admits exactly what it copies. Every command line server.json and `docs/container.md`
+//! would have a host run is started here with the built binary on a fresh root (the image's
+//! `/workspace` replaced by it) and must initialize and list its tools over stdio, or answer
+//! over HTTP for the container's `--http` recipe. No container engine is involved: the image
+//! itself is untested, and its recipe is only read. The npm and Python manifests are
+//! `tests/package_manifests.rs`'s; the readers and the starting of a command line are
+//! `tests/support/recipes.rs`'s.
 
 // Tests build their trees with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -18,87 +22,18 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::http::Endpoint;
+use support::recipes::*;
 use support::*;
 
-/// The names every package and listing uses.
-const SERVER_NAME: &str = "io.github.fsmcp/fsmcp";
+/// The names the registry entry and the image use.
 const REPOSITORY: &str = "https://github.com/fsmcp/fsmcp";
-const IMAGE: &str = "ghcr.io/fsmcp/fsmcp";
 const PYPI_NAME: &str = "fsmcp";
 const NPM_LAUNCHER: &str = "fsmcp";
-const NPM_PLATFORM_SCOPE: &str = "@fsmcp/";
-/// The version the checked-in npm manifests carry until `scripts/package` stamps Cargo.toml's.
-const NPM_PLACEHOLDER: &str = "0.0.0-dev";
 /// The image's entry point and default arguments, as the names everyone uses fix them.
 const ENTRYPOINT: [&str; 3] = ["/usr/local/bin/fsmcp", "--root", "/workspace"];
 const CMD: [&str; 2] = ["--include", "**"];
-/// Where the image serves from; each command line gets a fresh root in its place.
-const WORKSPACE: &str = "/workspace";
 /// A bearer token for the container's HTTP recipe (at least 16 bytes).
 const TEST_TOKEN: &str = "release-manifest-test-token";
-
-fn repo_file(path: &str) -> String {
-    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("read {path}: {e}"))
-}
-
-fn repo_has(path: &str) -> bool {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(path)
-        .exists()
-}
-
-/// `key = "value"` in the `[section]` of a TOML file (only the plain one-line form the
-/// manifests here use).
-fn toml_string(text: &str, section: &str, key: &str) -> Option<String> {
-    let mut inside = false;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            inside = line == format!("[{section}]");
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        if let Some((k, v)) = line.split_once('=')
-            && k.trim() == key
-        {
-            return v
-                .trim()
-                .strip_prefix('"')?
-                .strip_suffix('"')
-                .map(str::to_owned);
-        }
-    }
-    None
-}
-
-/// Cargo.toml's `version`: the one place a release's version is written.
-fn cargo_version() -> String {
-    toml_string(&repo_file("Cargo.toml"), "package", "version").expect("Cargo.toml version")
-}
-
-fn server_json() -> Value {
-    serde_json::from_str(&repo_file("server.json"))
-        .unwrap_or_else(|e| panic!("server.json is not JSON: {e}"))
-}
-
-fn package<'a>(server: &'a Value, registry: &str) -> &'a Value {
-    let found: Vec<&Value> = server["packages"]
-        .as_array()
-        .expect("server.json packages is an array")
-        .iter()
-        .filter(|p| p["registryType"] == registry)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "server.json lists {registry} {} times",
-        found.len()
-    );
-    found[0]
-}
 
 // ---------------------------------------------------------------------------------------------
 // server.json
@@ -107,7 +42,6 @@ fn package<'a>(server: &'a Value, registry: &str) -> &'a Value {
 #[test]
 fn server_json_names_the_release_and_its_three_packages() {
     let server = server_json();
-    let version = cargo_version();
     let schema = server["$schema"].as_str().expect("$schema");
     let dated = schema
         .strip_prefix("https://static.modelcontextprotocol.io/schemas/")
@@ -122,7 +56,6 @@ fn server_json_names_the_release_and_its_three_packages() {
         server["repository"],
         json!({"url": REPOSITORY, "source": "github"})
     );
-    assert_eq!(server["version"], json!(version), "server.json version");
     // The schema's bounds on the description.
     let description = server["description"].as_str().expect("description");
     assert!(
@@ -142,18 +75,19 @@ fn server_json_names_the_release_and_its_three_packages() {
     let pypi = package(&server, "pypi");
     assert_eq!(pypi["identifier"], PYPI_NAME);
     assert_eq!(pypi["registryBaseUrl"], "https://pypi.org");
-    assert_eq!(pypi["version"], json!(version), "pypi package version");
     let npm = package(&server, "npm");
     assert_eq!(npm["identifier"], NPM_LAUNCHER);
     assert_eq!(npm["registryBaseUrl"], "https://registry.npmjs.org");
-    assert_eq!(npm["version"], json!(version), "npm package version");
     let oci = package(&server, "oci");
-    // An OCI package carries its version in the reference's tag.
-    assert_eq!(oci["identifier"], json!(format!("{IMAGE}:{version}")));
-    assert!(
-        oci.get("version").is_none_or(|v| v == &json!(version)),
-        "oci version {} is not {version}",
-        oci["version"]
+    // An OCI package names the image and carries its version in the reference's tag (checked
+    // with the other versions below).
+    assert_eq!(
+        oci["identifier"]
+            .as_str()
+            .and_then(|i| i.rsplit_once(':'))
+            .map(|(image, _)| image),
+        Some(IMAGE),
+        "oci identifier"
     );
     assert_eq!(oci["runtimeHint"], "docker");
 
@@ -250,35 +184,6 @@ fn command_lines(arguments: &Value, root: &str) -> Vec<Vec<String>> {
     lines
 }
 
-/// Starts the binary with `argv`, and fails unless it answers `initialize` (the handshake
-/// registry-installed hosts send) and lists at least one tool.
-fn assert_lists_tools(at: &str, argv: &[String]) {
-    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    // A command line fsmcp refuses exits before the handshake; --describe shows why.
-    let mut describe = argv.clone();
-    describe.push("--describe");
-    let (status, _, stderr) = run(&describe);
-    assert!(status.success(), "{at}: {argv:?} does not start: {stderr}");
-    let mut server = Server::start_args(&argv);
-    let init = server.request_bare(
-        "initialize",
-        Some(json!({
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "release-manifest", "version": "0"}
-        })),
-    );
-    assert_eq!(
-        init["result"]["serverInfo"]["name"], "fsmcp",
-        "{at}: {argv:?} did not initialize: {init}"
-    );
-    server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    let listed = server.request_bare("tools/list", Some(json!({})));
-    let tools = listed["result"]["tools"].as_array().map_or(0, Vec::len);
-    assert!(tools > 0, "{at}: {argv:?} lists no tools: {listed}");
-    server.close();
-}
-
 #[test]
 fn every_flag_server_json_passes_starts_the_binary() {
     let server = server_json();
@@ -296,17 +201,14 @@ fn every_flag_server_json_passes_starts_the_binary() {
                 argv.contains(&"--root".to_owned()),
                 "{registry}: {argv:?} has no --root"
             );
-            assert_lists_tools(registry, &argv);
+            starts_and_lists(&argv, &[], registry);
             started += 1;
         }
     }
     // The image's entry point supplies --root; the package's arguments replace its CMD.
     let oci = package(&server, "oci");
-    let workspace = root.to_owned();
     for args in command_lines(&oci["packageArguments"], root) {
-        let mut argv = image_entry_args(&workspace);
-        argv.extend(args);
-        assert_lists_tools("oci", &argv);
+        starts_and_lists(&image_argv(root, &args), &[], "oci");
         started += 1;
     }
     // Defaults plus the three --tools choices, for each of the three packages.
@@ -357,55 +259,11 @@ fn the_oci_entry_mounts_the_directory_where_the_image_serves() {
 // Dockerfile
 // ---------------------------------------------------------------------------------------------
 
-/// One Dockerfile instruction: its keyword (upper case) and the rest, continuations joined.
-struct Instruction {
-    keyword: String,
-    rest: String,
-}
-
-fn dockerfile() -> Vec<Instruction> {
-    let mut instructions = Vec::new();
-    let mut pending = String::new();
-    for line in repo_file("Dockerfile").lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with('#') || (pending.is_empty() && trimmed.is_empty()) {
-            continue;
-        }
-        if let Some(head) = trimmed.strip_suffix('\\') {
-            pending.push_str(head);
-            pending.push(' ');
-            continue;
-        }
-        pending.push_str(trimmed);
-        let (keyword, rest) = pending.split_once(' ').unwrap_or((&pending, ""));
-        instructions.push(Instruction {
-            keyword: keyword.to_ascii_uppercase(),
-            rest: rest.trim().to_owned(),
-        });
-        pending.clear();
-    }
-    assert!(
-        pending.is_empty(),
-        "the Dockerfile ends inside a continued line"
-    );
-    instructions
-}
-
-/// The instructions of the last stage (the image that ships).
-fn runtime_stage(all: &[Instruction]) -> &[Instruction] {
-    let last = all
-        .iter()
-        .rposition(|i| i.keyword == "FROM")
-        .expect("a FROM");
-    &all[last..]
-}
-
 /// `key=value` pairs of LABEL instructions (values double-quoted or bare).
 fn labels(stage: &[Instruction]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for instruction in stage.iter().filter(|i| i.keyword == "LABEL") {
-        let words = shell_words(&instruction.rest);
-        for word in words {
+        for word in command_words(&instruction.rest) {
             let (key, value) = word
                 .split_once('=')
                 .unwrap_or_else(|| panic!("LABEL word {word:?} is not key=value"));
@@ -413,62 +271,6 @@ fn labels(stage: &[Instruction]) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// The JSON (exec) form of an ENTRYPOINT or CMD of the shipped stage.
-fn exec_form(stage: &[Instruction], keyword: &str) -> Vec<String> {
-    let found: Vec<&Instruction> = stage.iter().filter(|i| i.keyword == keyword).collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "the runtime stage has {} {keyword}",
-        found.len()
-    );
-    serde_json::from_str(&found[0].rest)
-        .unwrap_or_else(|e| panic!("{keyword} is not in exec (JSON) form: {e}"))
-}
-
-/// The image's entry point arguments after the binary, with `/workspace` replaced by `root`.
-fn image_entry_args(root: &str) -> Vec<String> {
-    let all = dockerfile();
-    exec_form(runtime_stage(&all), "ENTRYPOINT")
-        .into_iter()
-        .skip(1)
-        .map(|a| if a == WORKSPACE { root.to_owned() } else { a })
-        .collect()
-}
-
-/// Splits a shell line into words: single and double quotes group, nothing is expanded.
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    assert!(quote.is_none(), "unbalanced quote in {line:?}");
-    if in_word {
-        words.push(word);
-    }
-    words
 }
 
 #[test]
@@ -539,7 +341,7 @@ fn the_dockerfile_ships_the_fixed_entry_point_and_labels() {
                 .flatten()
         })
         .expect("ARG RUST_VERSION=<pinned version>");
-    let minimum = toml_string(&repo_file("Cargo.toml"), "package", "rust-version").unwrap();
+    let minimum = cargo_package("rust-version");
     let numbers = |v: &str| -> Vec<u32> { v.split('.').map(|n| n.parse().unwrap()).collect() };
     assert_eq!(
         numbers(rust).len(),
@@ -568,7 +370,7 @@ fn the_build_context_admits_exactly_what_the_dockerfile_copies() {
     let admitted: Vec<&str> = rules.iter().filter_map(|r| r.strip_prefix('!')).collect();
     let mut copied: Vec<String> = Vec::new();
     for instruction in dockerfile().iter().filter(|i| i.keyword == "COPY") {
-        let words = shell_words(&instruction.rest);
+        let words = command_words(&instruction.rest);
         if words.iter().any(|w| w.starts_with("--from=")) {
             continue;
         }
@@ -600,13 +402,10 @@ fn the_build_context_admits_exactly_what_the_dockerfile_copies() {
 #[test]
 fn the_image_default_command_serves_its_workspace() {
     let tree = Tree::new().file("README.md", "hello\n");
-    let all = dockerfile();
-    let mut argv = image_entry_args(tree.path().to_str().unwrap());
-    argv.extend(exec_form(runtime_stage(&all), "CMD"));
-    assert_lists_tools("ENTRYPOINT + CMD", &argv);
+    let root = tree.path().to_str().unwrap();
+    starts_and_lists(&image_argv(root, &[]), &[], "ENTRYPOINT + CMD");
     // `docker run --rm IMAGE --version`, the first-build check docs/container.md gives.
-    let mut version = image_entry_args(tree.path().to_str().unwrap());
-    version.push("--version".to_owned());
+    let version = image_argv(root, &["--version".to_owned()]);
     let version: Vec<&str> = version.iter().map(String::as_str).collect();
     let (status, stdout, stderr) = run(&version);
     assert!(status.success(), "{version:?}: {status} {stderr}");
@@ -617,40 +416,8 @@ fn the_image_default_command_serves_its_workspace() {
 // docs/container.md
 // ---------------------------------------------------------------------------------------------
 
-/// One `docker run … ghcr.io/fsmcp/fsmcp[:tag] ARGS` of the page, from a console line or a
-/// host configuration whose `command` is `docker`: the docker options, the variables it
-/// passes with `-e NAME`, and the words after the image.
-struct DockerRun {
-    line: String,
-    options: Vec<String>,
-    env: Vec<String>,
-    args: Vec<String>,
-}
-
-fn docker_run(words: &[String]) -> Option<DockerRun> {
-    if words.len() < 2 || words[0] != "docker" || words[1] != "run" {
-        return None;
-    }
-    let at = words
-        .iter()
-        .position(|w| w == IMAGE || w.starts_with(&format!("{IMAGE}:")))?;
-    let options = words[2..at].to_vec();
-    let mut env = Vec::new();
-    for pair in options.windows(2) {
-        if pair[0] == "-e" || pair[0] == "--env" {
-            env.push(pair[1].clone());
-        }
-    }
-    Some(DockerRun {
-        line: words.join(" "),
-        options,
-        env,
-        args: words[at + 1..].to_vec(),
-    })
-}
-
 /// Every `docker run` of the image in `docs/container.md`: console lines (continuations
-/// joined) and the `command`/`args` of each JSON host configuration.
+/// joined) and the `command`/`args` of each JSON host configuration whose command is `docker`.
 fn docker_runs() -> Vec<DockerRun> {
     let page = repo_file("docs/container.md");
     let mut runs = Vec::new();
@@ -658,36 +425,18 @@ fn docker_runs() -> Vec<DockerRun> {
         let body = block.split("```").next().unwrap().replace("\\\n", " ");
         runs.extend(
             body.lines()
-                .filter_map(|line| docker_run(&shell_words(line))),
+                .filter_map(|line| DockerRun::parse(&command_words(line))),
         );
     }
-    for (n, block) in page.split("```json").skip(1).enumerate() {
-        let body = block.split("```").next().unwrap();
-        let value: Value = serde_json::from_str(body)
-            .unwrap_or_else(|e| panic!("JSON block {n} of docs/container.md does not parse: {e}"));
-        let mut launches = Vec::new();
-        docker_launches(&value, &mut launches);
-        runs.extend(launches.iter().filter_map(|words| docker_run(words)));
+    for (at, value) in json_blocks("docs/container.md") {
+        for launch in launches(&value, &at) {
+            if launch.command == "docker" {
+                let words: Vec<String> = [launch.command].into_iter().chain(launch.args).collect();
+                runs.extend(DockerRun::parse(&words));
+            }
+        }
     }
     runs
-}
-
-/// `["docker", args…]` for every object in `value` whose `command` is `docker`.
-fn docker_launches(value: &Value, out: &mut Vec<Vec<String>>) {
-    match value {
-        Value::Object(map) => {
-            if map.get("command") == Some(&json!("docker")) {
-                let mut words = vec!["docker".to_owned()];
-                for arg in map["args"].as_array().expect("args") {
-                    words.push(arg.as_str().expect("string args").to_owned());
-                }
-                out.push(words);
-            }
-            map.values().for_each(|inner| docker_launches(inner, out));
-        }
-        Value::Array(items) => items.iter().for_each(|inner| docker_launches(inner, out)),
-        _ => {}
-    }
 }
 
 #[test]
@@ -707,13 +456,7 @@ fn every_docker_run_in_the_container_page_starts_the_binary() {
         );
         let tree = Tree::new().file("README.md", "hello\n");
         let root = tree.path().to_str().unwrap();
-        let mut argv = image_entry_args(root);
-        if run.args.is_empty() {
-            let all = dockerfile();
-            argv.extend(exec_form(runtime_stage(&all), "CMD"));
-        } else {
-            argv.extend(run.args.iter().cloned());
-        }
+        let argv = run.argv(root);
         if run.args.iter().any(|a| a == "--http") {
             http += 1;
             assert_http_recipe_serves(run, argv);
@@ -724,7 +467,7 @@ fn every_docker_run_in_the_container_page_starts_the_binary() {
                 "{}: stdio needs -i (stdin kept open) and no TTY",
                 run.line
             );
-            assert_lists_tools(&run.line, &argv);
+            starts_and_lists(&argv, &[], &run.line);
         }
     }
     assert!(http >= 1, "the page shows no --http recipe");
@@ -811,14 +554,10 @@ fn assert_http_recipe_serves(run: &DockerRun, mut argv: Vec<String>) {
     assert!(status.success(), "{}: stopped with {status}", run.line);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The Python and npm packages
-// ---------------------------------------------------------------------------------------------
-
-/// Every manifest that names a version names Cargo.toml's, or takes it from there. The Python
-/// and npm checks skip (saying so) while their packaging is not in the tree.
+/// Every version server.json names is Cargo.toml's: its own, the pypi and npm packages', and the
+/// OCI reference's tag (and its `version`, if it has one).
 #[test]
-fn every_package_manifest_takes_cargos_version() {
+fn server_json_takes_cargos_version_for_every_package() {
     let version = cargo_version();
     let server = server_json();
     assert_eq!(server["version"], json!(version), "server.json version");
@@ -837,113 +576,12 @@ fn every_package_manifest_takes_cargos_version() {
             p["registryType"]
         );
     }
-    check_python_package();
-    check_npm_packages();
-}
-
-/// `pyproject.toml` (maturin, `bindings = "bin"`): the distribution is `fsmcp`, its version
-/// is dynamic (maturin reads Cargo.toml's), and its long description, README.md, carries the
-/// line the registry reads to prove the PyPI project belongs to this server.
-fn check_python_package() {
-    if !repo_has("pyproject.toml") {
-        eprintln!("skipped: pyproject.toml does not exist in this tree yet");
-        return;
-    }
-    let pyproject = repo_file("pyproject.toml");
-    assert_eq!(
-        toml_string(&pyproject, "project", "name").as_deref(),
-        Some(PYPI_NAME),
-        "pyproject.toml [project] name"
-    );
-    assert_eq!(
-        toml_string(&pyproject, "project", "version"),
-        None,
-        "pyproject.toml must not write a version: Cargo.toml's is the only one"
-    );
-    let dynamic = pyproject
-        .lines()
-        .find(|l| l.trim_start().starts_with("dynamic"))
-        .unwrap_or("");
+    let oci = package(&server, "oci");
     assert!(
-        dynamic.contains("\"version\""),
-        "pyproject.toml [project] needs dynamic = [\"version\"], so maturin takes Cargo.toml's"
+        oci.get("version").is_none_or(|v| v == &json!(version)),
+        "oci version {} is not {version}",
+        oci["version"]
     );
-    assert_eq!(
-        toml_string(&pyproject, "tool.maturin", "bindings").as_deref(),
-        Some("bin"),
-        "[tool.maturin] bindings"
-    );
-    let readme = repo_file("README.md");
-    assert!(
-        readme.contains(&format!("<!-- mcp-name: {SERVER_NAME} -->")),
-        "README.md (the PyPI description) needs the line <!-- mcp-name: {SERVER_NAME} -->"
-    );
-}
-
-/// `packaging/npm/*/package.json`: the launcher `fsmcp` (with `mcpName`, the registry's
-/// ownership proof) and the `@fsmcp/<platform>` packages (with `os` and `cpu`). Their checked-in
-/// version is the placeholder `0.0.0-dev`, never published: `scripts/package` writes Cargo.toml's
-/// version into the copies it packs (and into the launcher's dependencies on the platform
-/// packages), so no manifest in the tree can name a stale release.
-fn check_npm_packages() {
-    if !repo_has("packaging/npm") {
-        eprintln!("skipped: packaging/npm/ does not exist in this tree yet");
-        return;
-    }
-    let version = cargo_version();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/npm");
-    let mut launchers = 0;
-    let mut platforms = 0;
-    for entry in std::fs::read_dir(&dir).expect("read packaging/npm") {
-        let manifest = entry.expect("entry").path().join("package.json");
-        if !manifest.exists() {
-            continue;
-        }
-        let at = manifest
-            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-            .unwrap()
-            .display()
-            .to_string();
-        let package: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap())
-            .unwrap_or_else(|e| panic!("{at} is not JSON: {e}"));
-        assert_eq!(
-            package["version"], NPM_PLACEHOLDER,
-            "{at}: the checked-in version is {NPM_PLACEHOLDER}; scripts/package stamps {version}"
-        );
-        let name = package["name"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{at}: no name"));
-        if name == NPM_LAUNCHER {
-            launchers += 1;
-            assert_eq!(package["mcpName"], SERVER_NAME, "{at}: mcpName");
-            for (dependency, pinned) in package["optionalDependencies"]
-                .as_object()
-                .into_iter()
-                .flatten()
-            {
-                assert!(
-                    dependency.starts_with(NPM_PLATFORM_SCOPE),
-                    "{at}: {dependency}"
-                );
-                assert_eq!(
-                    pinned, NPM_PLACEHOLDER,
-                    "{at}: {dependency} is stamped with the launcher's version; check in {NPM_PLACEHOLDER}"
-                );
-            }
-        } else {
-            platforms += 1;
-            assert!(
-                name.starts_with(NPM_PLATFORM_SCOPE),
-                "{at}: unexpected package {name}"
-            );
-            assert!(
-                package["os"].is_array() && package["cpu"].is_array(),
-                "{at}: os and cpu"
-            );
-        }
-    }
-    assert_eq!(launchers, 1, "one launcher package named {NPM_LAUNCHER}");
-    assert!(platforms >= 1, "no {NPM_PLATFORM_SCOPE}<platform> package");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -981,14 +619,14 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 
 #[test]
 fn the_release_script_reads_and_checks_cargos_version() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = repo();
     let version = cargo_version();
-    let (code, stdout, stderr) = release_script(repo, &["version"]);
+    let (code, stdout, stderr) = release_script(&repo, &["version"]);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stdout, format!("{version}\n"));
-    let (code, _, stderr) = release_script(repo, &["check-tag", &format!("v{version}")]);
+    let (code, _, stderr) = release_script(&repo, &["check-tag", &format!("v{version}")]);
     assert_eq!(code, Some(0), "{stderr}");
-    let (code, _, stderr) = release_script(repo, &["check-tag", &version]);
+    let (code, _, stderr) = release_script(&repo, &["check-tag", &version]);
     assert_eq!(code, Some(1));
     assert!(
         stderr.contains(&format!("expected 'v{version}'")),
@@ -1001,7 +639,7 @@ fn the_release_script_reads_and_checks_cargos_version() {
 /// the workspace, so the repository is never touched.
 #[test]
 fn set_version_moves_every_copy_and_refuses_a_malformed_version() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = repo();
     let copy = tempfile::tempdir().expect("temp dir");
     for path in [
         "Cargo.toml",
