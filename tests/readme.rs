@@ -9,17 +9,21 @@
 //!   `printf` and `ln` run under `sh`; `cargo run --release -- ARGS` runs the binary with ARGS at
 //!   the repository root and must succeed with a match; `cargo test` must be what `.ci/run` runs;
 //!   `uvx fsmcp ARGS`, `npx -y fsmcp ARGS` and `docker run … ghcr.io/fsmcp/fsmcp [ARGS]` must give
-//!   the binary (behind the image's entry point) arguments it accepts; `claude mcp add NAME --
-//!   COMMAND…` must start and list its tools as a host would start it.
+//!   the binary (behind the entry point and default command the Dockerfile gives the image)
+//!   arguments it accepts; `claude mcp add NAME -- COMMAND…` must start and list its tools as a
+//!   host would start it.
 //! - a `json` host configuration: every object with a `command` and `args` is started with the
 //!   built binary in place of `/opt/fsmcp/bin/fsmcp`, a fresh root in place of each example root,
 //!   and no environment but the block's own `env` (a `<placeholder>` value becomes a valid key),
-//!   and must list the tools its flags publish over stdio.
+//!   and must initialize and list the tools its flags publish over stdio.
 //! - an illustration, visibly marked by a first line `# illustration: why`; at most three.
 //!
-//! Where this tree holds the packaging recipes (`Dockerfile`, `pyproject.toml`, the npm
-//! launcher under `packaging/npm`), the install lines' assumptions about them are checked too;
-//! a recipe that is absent is reported as skipped.
+//! The names the install lines use (`uvx fsmcp`, `npx -y fsmcp`, `ghcr.io/fsmcp/fsmcp`) are the
+//! ones the packaging declares (pyproject.toml's project, the npm package with the bin,
+//! server.json's image). The manifests themselves are checked by `tests/package_manifests.rs`
+//! (npm, pyproject, the README's `mcp-name` line) and `tests/release_manifest.rs` (server.json,
+//! the Dockerfile); the readers, the host-configuration starter and the reading of a `docker
+//! run` line are `tests/support/recipes.rs`'s, shared with them and `tests/hosts_recipes.rs`.
 //!
 //! Besides the blocks: every inline `fsmcp …` or `docker run …` command is accepted by the
 //! binary; every `--flag` the README names for fsmcp is one `fsmcp --help` lists; every `fs_…`
@@ -28,8 +32,7 @@
 //! docs/cli.md's flag table lists exactly the flags `fsmcp --help` lists, and its config file
 //! example publishes the tools the page says it does; the Rust version the
 //! README asks for is the manifest's `rust-version`; the libraries docs/cli.md says the binary
-//! links are the ones it links; and the README carries the MCP registry's ownership line for
-//! PyPI.
+//! links are the ones it links.
 
 // Tests build their trees with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -40,27 +43,14 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::recipes::*;
 use support::*;
 
-/// The repository root.
-const REPO: &str = env!("CARGO_MANIFEST_DIR");
-/// Where the README's host recipes say the binary is.
-const BIN_PLACEHOLDER: &str = "/opt/fsmcp/bin/fsmcp";
 /// The example roots the README and docs/cli.md use in host recipes.
 const ROOT_PLACEHOLDERS: [&str; 2] = ["/home/me/project", "/srv/workspace"];
-/// The container image and what its recipe runs before the arguments given after its name.
-const IMAGE: &str = "ghcr.io/fsmcp/fsmcp";
-const IMAGE_ENTRYPOINT: [&str; 2] = ["--root", "/workspace"];
-const IMAGE_CMD: [&str; 2] = ["--include", "**"];
-/// The line that proves to the MCP registry that the PyPI package belongs to this server.
-const MCP_NAME_LINE: &str = "<!-- mcp-name: io.github.fsmcp/fsmcp -->";
 /// The marker of a block that only illustrates, and how many such blocks the README may have.
 const ILLUSTRATION: &str = "# illustration:";
 const MAX_ILLUSTRATIONS: usize = 3;
-
-fn page(rel: &str) -> String {
-    std::fs::read_to_string(Path::new(REPO).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 // ---------------------------------------------------------------------------------------------
 // Reading markdown
@@ -187,72 +177,6 @@ fn anchors(text: &str) -> BTreeSet<String> {
 // Reading command lines
 // ---------------------------------------------------------------------------------------------
 
-/// A shell line split into the words of each pipeline stage, as `sh` would split them (single
-/// and double quotes, backslashes); `$` is left as written, as no checked line expands anything.
-fn shell_words(line: &str) -> Vec<Vec<String>> {
-    let mut stages = vec![Vec::new()];
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => match chars.next() {
-                            Some(n @ ('"' | '\\' | '$' | '`')) => word.push(n),
-                            Some(n) => {
-                                word.push('\\');
-                                word.push(n);
-                            }
-                            None => {}
-                        },
-                        c => word.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-            }
-            '|' => {
-                if in_word {
-                    stages.last_mut().unwrap().push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-                stages.push(Vec::new());
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    stages.last_mut().unwrap().push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        stages.last_mut().unwrap().push(word);
-    }
-    stages
-}
-
 /// The flags `fsmcp --help` lists.
 fn help_flags() -> BTreeSet<String> {
     let (status, stdout, _) = run(&["--help"]);
@@ -291,19 +215,6 @@ fn all_tools() -> Vec<String> {
         .collect()
 }
 
-/// `args` with the README's placeholders for the binary's roots replaced by `root`.
-fn with_root(args: &[String], root: &Path) -> Vec<String> {
-    args.iter()
-        .map(|a| {
-            if ROOT_PLACEHOLDERS.contains(&a.as_str()) {
-                root.to_str().unwrap().to_owned()
-            } else {
-                a.clone()
-            }
-        })
-        .collect()
-}
-
 /// Checks that the binary accepts `args` (roots already in place) without serving: exit 0 from
 /// `--describe`, run in `cwd`.
 fn accepts(args: &[String], cwd: &Path, what: &str) {
@@ -320,104 +231,6 @@ fn accepts(args: &[String], cwd: &Path, what: &str) {
         tools.as_array().is_some_and(|t| !t.is_empty()),
         "{what}: publishes no tool"
     );
-}
-
-/// Starts the binary as a host would (`env` and nothing else) and checks the tools its flags
-/// should publish are listed over stdio.
-fn starts_and_lists(command: &str, args: &[String], env: &[(String, String)], what: &str) {
-    assert_eq!(
-        command, BIN_PLACEHOLDER,
-        "{what}: the binary is not named by its placeholder path"
-    );
-    let tree = Tree::new().file("README.md", "hello\n");
-    let args = with_root(args, tree.path());
-    for a in &args {
-        assert!(
-            !a.starts_with('/') || a.starts_with(tree.path().to_str().unwrap()),
-            "{what}: {a} is not one of the example roots {ROOT_PLACEHOLDERS:?}"
-        );
-    }
-    let mut spawn = Command::new(BIN);
-    spawn
-        .args(&args)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    let mut server = Server::start_command(spawn);
-    let listed = server.result("tools/list", json!({}));
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    let tools = args
-        .iter()
-        .position(|a| a == "--tools")
-        .map_or("ptc", |i| args[i + 1].as_str());
-    if tools.split(',').any(|t| t == "fs") {
-        assert!(
-            names.contains(&"fs_read"),
-            "{what}: no fs_read in {names:?}"
-        );
-    }
-    if tools.split(',').any(|t| t == "ptc") {
-        assert!(
-            names.contains(&"read_text_file"),
-            "{what}: no read_text_file in {names:?}"
-        );
-    }
-    server.close();
-}
-
-/// A host's way to start a server: its command, arguments and environment.
-type Launch = (String, Vec<String>, Vec<(String, String)>);
-
-/// Every object in `value` with a string `command` and an array `args`, with its `env`.
-fn launches(value: &Value, out: &mut Vec<Launch>) {
-    match value {
-        Value::Object(map) => {
-            if let (Some(Value::String(command)), Some(Value::Array(args))) =
-                (map.get("command"), map.get("args"))
-            {
-                let args = args
-                    .iter()
-                    .map(|a| a.as_str().expect("string args").to_owned())
-                    .collect();
-                let env = map
-                    .get("env")
-                    .and_then(Value::as_object)
-                    .map(|env| {
-                        env.iter()
-                            .map(|(k, v)| {
-                                let v = v.as_str().expect("string env values");
-                                // A placeholder stands for a real key.
-                                let v = if v.starts_with('<') { TEST_KEY } else { v };
-                                (k.clone(), v.to_owned())
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                out.push((command.clone(), args, env));
-            }
-            map.values().for_each(|inner| launches(inner, out));
-        }
-        Value::Array(items) => items.iter().for_each(|inner| launches(inner, out)),
-        _ => {}
-    }
-}
-
-/// Checks every host configuration in a page's `json` blocks; returns how many were started.
-fn check_json_launches(rel: &str, blocks: &[Block]) -> usize {
-    let mut started = 0;
-    for block in blocks.iter().filter(|b| b.info == "json") {
-        let value: Value = serde_json::from_str(&block.lines.join("\n"))
-            .unwrap_or_else(|e| panic!("{rel}:{}: JSON does not parse: {e}", block.at));
-        let mut found = Vec::new();
-        launches(&value, &mut found);
-        for (command, args, env) in found {
-            starts_and_lists(&command, &args, &env, &format!("{rel}:{}", block.at));
-            started += 1;
-        }
-    }
-    started
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,7 +305,9 @@ impl Session {
             "cargo" if words[1..] == ["test"] => {
                 assert!(expected.is_empty(), "{at}: output shown for cargo test");
                 assert!(
-                    page(".ci/run").lines().any(|l| l.trim() == "cargo test"),
+                    repo_file(".ci/run")
+                        .lines()
+                        .any(|l| l.trim() == "cargo test"),
                     "{at}: .ci/run does not run `cargo test`"
                 );
             }
@@ -514,7 +329,13 @@ impl Session {
                     .iter()
                     .position(|w| w == "--")
                     .unwrap_or_else(|| panic!("{at}: no -- before the command"));
-                starts_and_lists(&words[dashes + 1], &words[dashes + 2..], &[], at);
+                let launch = Launch {
+                    command: words[dashes + 1].clone(),
+                    args: words[dashes + 2..].to_vec(),
+                    env: Vec::new(),
+                    at: at.to_owned(),
+                };
+                host_config_starts(&launch, &ROOT_PLACEHOLDERS);
             }
             other => panic!(
                 "{at}: `{other}` is a command this test cannot check; mark the block \
@@ -575,27 +396,20 @@ fn run_sh(line: &str, cwd: &Path) -> (std::process::ExitStatus, String, String) 
     run_command(command)
 }
 
-/// `docker run … IMAGE [ARGS]`: the binary accepts the image's entry point and ARGS (or its
-/// default CMD), with a fresh directory as the mounted `/workspace`.
+/// `docker run … IMAGE [ARGS]`: the binary accepts what the image would run (its entry point
+/// and ARGS, or its default command), with a fresh directory as the mounted `/workspace`.
 fn docker_run(words: &[String], cwd: &Path, at: &str) {
-    assert_eq!(words.get(1).map(String::as_str), Some("run"), "{at}");
-    let image = words
-        .iter()
-        .position(|w| w == IMAGE)
-        .unwrap_or_else(|| panic!("{at}: not the image {IMAGE}"));
+    let run =
+        DockerRun::parse(words).unwrap_or_else(|| panic!("{at}: not a docker run of {IMAGE}"));
+    assert_eq!(run.image, IMAGE, "{at}: the README runs the image untagged");
     assert!(
-        words[..image].iter().any(|w| w.ends_with(":/workspace")),
-        "{at}: nothing is mounted at /workspace"
+        run.options
+            .iter()
+            .any(|w| w.ends_with(&format!(":{WORKSPACE}"))),
+        "{at}: nothing is mounted at {WORKSPACE}"
     );
     let workspace = Tree::new();
-    let mut args: Vec<String> = IMAGE_ENTRYPOINT.iter().map(|s| s.to_string()).collect();
-    args[1] = workspace.path().to_str().unwrap().to_owned();
-    if words.len() > image + 1 {
-        args.extend(words[image + 1..].iter().cloned());
-    } else {
-        args.extend(IMAGE_CMD.iter().map(|s| s.to_string()));
-    }
-    accepts(&args, cwd, at);
+    accepts(&run.argv(workspace.path().to_str().unwrap()), cwd, at);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -604,7 +418,7 @@ fn docker_run(words: &[String], cwd: &Path, at: &str) {
 
 #[test]
 fn every_block_of_the_readme_runs_as_shown() {
-    let text = page("README.md");
+    let text = repo_file("README.md");
     let (blocks, _) = split_page(&text);
     let mut session = Session {
         dir: tempfile::tempdir().expect("a scratch directory"),
@@ -651,13 +465,13 @@ fn every_block_of_the_readme_runs_as_shown() {
         "only {} commands checked",
         session.checked
     );
-    let started = check_json_launches("README.md", &blocks);
+    let started = host_configs_start("README.md", &ROOT_PLACEHOLDERS);
     assert!(started >= 2, "only {started} host configurations started");
 }
 
 #[test]
 fn every_inline_command_flag_and_tool_the_readme_names_is_real() {
-    let text = page("README.md");
+    let text = repo_file("README.md");
     let (_, prose) = split_page(&text);
     let flags = help_flags();
     let tools = all_tools();
@@ -681,7 +495,8 @@ fn every_inline_command_flag_and_tool_the_readme_names_is_real() {
             let words = shell_words(&span).remove(0);
             let first = words.first().map_or("", String::as_str);
             if first == "fsmcp" && words.len() > 1 {
-                accepts(&with_root(&words[1..], scratch.path()), scratch.path(), &at);
+                let args = with_root(&words[1..], &ROOT_PLACEHOLDERS, scratch.path());
+                accepts(&args, scratch.path(), &at);
                 commands += 1;
             } else if first == "docker" {
                 docker_run(&words, scratch.path(), &at);
@@ -723,92 +538,80 @@ fn every_inline_command_flag_and_tool_the_readme_names_is_real() {
         "Tool fs_read not found"
     );
     server.close();
-
-    assert!(
-        text.lines().any(|l| l.trim() == MCP_NAME_LINE),
-        "README.md lacks the registry's ownership line {MCP_NAME_LINE}"
-    );
 }
 
 #[test]
-fn the_install_lines_match_the_packaging_recipes_in_this_tree() {
-    // The README's `docker run` lines are checked against this entry point and default command.
-    match std::fs::read_to_string(Path::new(REPO).join("Dockerfile")) {
-        Ok(recipe) => {
-            let quoted = |words: &[&str]| {
-                let words: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-                words.join(", ")
-            };
-            let entrypoint = format!(
-                "ENTRYPOINT [\"/usr/local/bin/fsmcp\", {}]",
-                quoted(&IMAGE_ENTRYPOINT)
-            );
-            let cmd = format!("CMD [{}]", quoted(&IMAGE_CMD));
-            for line in [entrypoint, cmd] {
-                assert!(
-                    recipe.lines().any(|l| l.trim() == line),
-                    "Dockerfile lacks `{line}`, which the README's docker lines assume"
-                );
-            }
-        }
-        Err(_) => eprintln!("skipped: no Dockerfile in this tree to hold the docker lines to"),
-    }
-    // `pip install .` puts `fsmcp` on the environment's PATH only as a binary package.
-    match std::fs::read_to_string(Path::new(REPO).join("pyproject.toml")) {
-        Ok(recipe) => {
-            for line in ["name = \"fsmcp\"", "bindings = \"bin\""] {
-                assert!(
-                    recipe.lines().any(|l| l.trim() == line),
-                    "pyproject.toml lacks `{line}`, which the README's pip and uvx lines assume"
-                );
-            }
-        }
-        Err(_) => eprintln!("skipped: no pyproject.toml in this tree to hold the pip line to"),
-    }
-    // `npx -y fsmcp` runs the launcher package's `fsmcp` bin.
-    let npm = Path::new(REPO).join("packaging/npm");
-    let launchers: Vec<Value> = std::fs::read_dir(&npm)
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| {
-            let manifest = entry.ok()?.path().join("package.json");
-            serde_json::from_str(&std::fs::read_to_string(manifest).ok()?).ok()
-        })
-        .filter(|manifest: &Value| manifest["name"] == "fsmcp")
+fn the_install_lines_use_the_names_the_packaging_declares() {
+    let (blocks, _) = split_page(&repo_file("README.md"));
+    let commands: Vec<Vec<String>> = blocks
+        .iter()
+        .filter(|b| b.info == "console")
+        .flat_map(|b| &b.lines)
+        .filter_map(|l| l.strip_prefix("$ "))
+        .map(|l| shell_words(l).remove(0))
         .collect();
-    match launchers.as_slice() {
-        [] => eprintln!("skipped: no npm launcher package under packaging/npm to hold npx to"),
-        [launcher] => {
-            assert!(
-                launcher["bin"]["fsmcp"].is_string() || launcher["bin"].is_string(),
-                "the npm launcher has no fsmcp bin: {launcher}"
-            );
-            assert_eq!(launcher["mcpName"], "io.github.fsmcp/fsmcp");
-        }
-        _ => panic!("two npm packages are named fsmcp"),
-    }
+    // The package a runner's line names, after the runner's own flags.
+    let named = |runner: &str| -> String {
+        let words = commands
+            .iter()
+            .find(|w| w[0] == runner)
+            .unwrap_or_else(|| panic!("README.md has no `{runner}` install line"));
+        words[1..]
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .unwrap_or_else(|| panic!("`{runner}` names no package"))
+            .clone()
+    };
+    // `uvx fsmcp` runs the wheel pyproject.toml builds.
+    assert_eq!(
+        Some(named("uvx")),
+        toml_string(&repo_file("pyproject.toml"), "project", "name"),
+        "the README's uvx line and pyproject.toml's [project] name"
+    );
+    // `npx -y fsmcp` runs the npm package that declares the bin.
+    let launchers: Vec<Value> = npm_packages()
+        .iter()
+        .map(|dir| npm_manifest(dir))
+        .filter(|m| m.get("bin").is_some())
+        .collect();
+    assert_eq!(launchers.len(), 1, "npm packages with a bin: {launchers:?}");
+    assert_eq!(
+        json!(named("npx")),
+        launchers[0]["name"],
+        "the README's npx line and the npm launcher's name"
+    );
+    // `docker run … ghcr.io/fsmcp/fsmcp` runs the image server.json publishes.
+    let docker = commands
+        .iter()
+        .find_map(|w| DockerRun::parse(w))
+        .expect("README.md has a docker run line");
+    let server = server_json();
+    let published = package(&server, "oci")["identifier"]
+        .as_str()
+        .and_then(|i| i.rsplit_once(':'))
+        .map(|(image, _)| image.to_owned());
+    assert_eq!(
+        Some(docker.image),
+        published,
+        "the README's image and server.json's"
+    );
 }
 
 #[test]
 fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
     // "Rust 1.88 or later": the README's version is the manifest's rust-version.
-    let readme = page("README.md");
+    let readme = repo_file("README.md");
     let stated = readme
         .split("With Rust ")
         .nth(1)
         .and_then(|rest| rest.split(" or later").next())
         .expect("the README names the Rust it needs");
-    let manifest = page("Cargo.toml");
-    let declared = manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("rust-version = "))
-        .expect("Cargo.toml declares rust-version")
-        .trim_matches('"');
+    let declared = cargo_package("rust-version");
     assert_eq!(stated, declared, "README and Cargo.toml disagree on Rust");
 
     // "the C library it links (libc, libm, libgcc_s)": the binary's NEEDED entries, the
     // dynamic loader counted as part of the C library.
-    let cli = page("docs/cli.md")
+    let cli = repo_file("docs/cli.md")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
@@ -838,13 +641,12 @@ fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
 
 #[test]
 fn every_host_configuration_in_the_cli_reference_starts() {
-    let (blocks, _) = split_page(&page("docs/cli.md"));
-    assert!(check_json_launches("docs/cli.md", &blocks) >= 1);
+    assert!(host_configs_start("docs/cli.md", &ROOT_PLACEHOLDERS) >= 1);
 }
 
 #[test]
 fn the_config_file_example_publishes_what_the_cli_reference_says() {
-    let (blocks, _) = split_page(&page("docs/cli.md"));
+    let (blocks, _) = split_page(&repo_file("docs/cli.md"));
     let example = blocks
         .iter()
         .find(|b| b.info == "json" && b.lines.iter().any(|l| l.contains("\"roots\"")))
@@ -880,7 +682,7 @@ fn the_config_file_example_publishes_what_the_cli_reference_says() {
 
 #[test]
 fn the_cli_reference_documents_exactly_the_flags_of_help() {
-    let text = page("docs/cli.md");
+    let text = repo_file("docs/cli.md");
     let (_, prose) = split_page(&text);
     let documented: BTreeSet<String> = prose
         .iter()
@@ -905,7 +707,7 @@ fn the_cli_reference_documents_exactly_the_flags_of_help() {
 #[test]
 fn every_relative_link_in_the_readme_and_docs_resolves() {
     let mut pages = vec![PathBuf::from("README.md")];
-    for entry in std::fs::read_dir(Path::new(REPO).join("docs")).expect("docs/") {
+    for entry in std::fs::read_dir(repo().join("docs")).expect("docs/") {
         let name = entry.expect("an entry").file_name();
         let name = name.to_str().expect("a UTF-8 name");
         if name.ends_with(".md") {
@@ -915,7 +717,7 @@ fn every_relative_link_in_the_readme_and_docs_resolves() {
     let mut checked = 0;
     let mut broken = Vec::new();
     for rel in &pages {
-        let text = page(rel.to_str().unwrap());
+        let text = repo_file(rel.to_str().unwrap());
         let (_, prose) = split_page(&text);
         let dir = rel.parent().unwrap_or(Path::new(""));
         for (n, line) in &prose {
@@ -927,7 +729,7 @@ fn every_relative_link_in_the_readme_and_docs_resolves() {
                 } else {
                     dir.join(file)
                 };
-                let full = Path::new(REPO).join(&file);
+                let full = repo().join(&file);
                 if !full.exists() {
                     broken.push(format!("{}:{n}: {target}: no such file", rel.display()));
                     continue;
