@@ -18,10 +18,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-use support::http::Endpoint;
+use support::http::HttpServer;
 use support::recipes::*;
 use support::*;
 
@@ -492,50 +490,18 @@ fn assert_http_recipe_serves(run: &DockerRun, mut argv: Vec<String>) {
     for name in &run.env {
         command.env(name, TEST_TOKEN);
     }
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn fsmcp --http");
-    let mut first = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut first)
-        .expect("read the serving line");
-    let port: u16 = first
-        .trim()
-        .strip_prefix("fsmcp: serving http://0.0.0.0:")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| {
-            let _ = child.kill();
-            panic!("{}: unexpected first stderr line {first:?}", run.line)
-        });
-    let endpoint = Endpoint { port };
+    let mut server = HttpServer::start_command_on(command, "0.0.0.0");
     let bearer = format!("Bearer {TEST_TOKEN}");
     let host = [("Host", "localhost:8080")];
-    let refused = endpoint.modern(1, "tools/list", json!({}), &host);
-    let answered = endpoint.modern(
+    let refused = server.modern(1, "tools/list", json!({}), &host);
+    let answered = server.modern(
         2,
         "tools/list",
         json!({}),
         &[host[0], ("Authorization", bearer.as_str())],
     );
     // docker stop sends SIGTERM to the entry point, which is fsmcp itself.
-    // SAFETY: kill(2) on the pid of a child this test spawned and has not yet reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = server.stop(libc::SIGTERM);
     assert_eq!(
         refused.status, 401,
         "{}: without the token: {refused:?}",

@@ -56,7 +56,13 @@ impl HttpServer {
 
     /// Starts `command` (which must run the binary serving HTTP on 127.0.0.1, e.g. under
     /// `prlimit`) and waits for the line naming its port.
-    pub fn start_command(mut command: Command) -> HttpServer {
+    pub fn start_command(command: Command) -> HttpServer {
+        HttpServer::start_command_on(command, "127.0.0.1")
+    }
+
+    /// [`HttpServer::start_command`] for a binary that must say it serves on `host` (such as
+    /// `0.0.0.0`, every interface); the client still reaches it on loopback.
+    pub fn start_command_on(mut command: Command, host: &str) -> HttpServer {
         command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -77,7 +83,7 @@ impl HttpServer {
         });
         let port = line
             .trim()
-            .strip_prefix("fsmcp: serving http://127.0.0.1:")
+            .strip_prefix(&format!("fsmcp: serving http://{host}:"))
             .and_then(|rest| rest.strip_suffix("/mcp"))
             .and_then(|port| port.parse().ok())
             .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"));
@@ -104,6 +110,24 @@ impl HttpServer {
     /// Whether the instance is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Sends the instance `signal` and waits up to ten seconds for its exit status; `None` (and
+    /// the instance killed) when it is still running then.
+    pub fn stop(&mut self, signal: i32) -> Option<std::process::ExitStatus> {
+        // SAFETY: kill(2) on the pid of a child this harness spawned and has not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                self.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Kills the instance at once (SIGKILL), as a crash would.
