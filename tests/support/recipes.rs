@@ -12,8 +12,8 @@
 //! inside one. [`starts_and_lists`] starts the binary with exactly an argv and an environment,
 //! as a host does, and checks that it initializes and lists the tools its `--tools` publishes;
 //! [`host_config_starts`] does that for a page's configuration of `/opt/fsmcp/bin/fsmcp`, with
-//! fresh roots in place of the page's example roots, and [`host_configs_start`] for every one
-//! on a page.
+//! a fresh root in place of the page's example roots ([`with_root`]), and [`host_configs_start`]
+//! for every one on a page.
 //!
 //! The image: [`dockerfile`] reads the Dockerfile's instructions, [`runtime_stage`] and
 //! [`exec_form`] its shipped stage's ENTRYPOINT and CMD, and [`image_argv`] turns the arguments
