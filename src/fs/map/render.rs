@@ -12,7 +12,9 @@
 //! not UTF-8 text, unreadable), D the definition lines printed. When something was left out,
 //! clauses follow `ranked by references`, in this order and only when they apply:
 //! `; walk stopped after 5000 files`, `; not parsed, nested too deeply or too costly: a.js, b.cpp`
-//! (at most three names, then `and N more`; these files also count among the skipped), and
+//! (at most three names, then `and N more`; these files also count among the skipped),
+//! `; no grammar in this build for 2 Ruby files (cargo feature lang-ruby)` (files of a language
+//! the build leaves out, also counted among the skipped), and
 //! `; left out by max-chars: K files, E definitions`
 //! (K whole files dropped from the bottom of the ranking, E definitions trimmed from the
 //! files still printed; a zero part is not written).
