@@ -52,6 +52,9 @@ fn main() -> ExitCode {
         Some(Err(error)) => return config_failure(&error.to_string()),
     };
     init_logging(options.log_level.as_deref());
+    // Named once, after the roots are open (the kernel has by then said whether it takes
+    // openat2), so an operator can see which of each platform's doors is in use.
+    tracing::info!(target: "fsmcp::platform", "{}", fsmcp::root::Platform::current());
     for warning in &prepared.warnings {
         err(&format!("fsmcp: {warning}"));
     }
@@ -114,10 +117,13 @@ fn main() -> ExitCode {
     std::process::exit(code);
 }
 
-/// Completes on Ctrl-C or SIGTERM.
+/// Completes on Ctrl-C or SIGTERM (Ctrl-C or Ctrl-Break on Windows).
 async fn stop_signal() {
+    #[cfg(unix)]
     let mut terminate =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    #[cfg(windows)]
+    let mut terminate = tokio::signal::windows::ctrl_break().ok();
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = async {

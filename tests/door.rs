@@ -2,7 +2,8 @@
 //! `read_text_file` of a file two directories down name that file in exactly one `openat2`,
 //! with `RESOLVE_BENEATH`, from the descriptor the root was opened as, and in no plain
 //! `openat`; with `--follow-symlinks` the path opened is the link-free one. Without `openat2`
-//! (the user-space steps) both tools still read the file.
+//! (the user-space steps) both tools still read the file, and the start-up log names the doors
+//! in force.
 //!
 //! Without `strace` (or where it may not trace) the traced tests say they were skipped; under
 //! `CI=true` they fail instead, so CI never passes them without looking.
@@ -168,7 +169,8 @@ fn traced(tree: &Tree, tool: &str, path: &str, extra: &[&str]) -> Vec<Open> {
         .arg(&log)
         .arg(BIN)
         .args(call_args(tree, tool, path, extra))
-        .env_remove("FSMCP_TEST_NO_OPENAT2");
+        .env_remove("FSMCP_TEST_NO_OPENAT2")
+        .env_remove("FSMCP_TEST_PORTABLE");
     assert_read(tool, &run_command(command));
     opens(&std::fs::read_to_string(&log).expect("read the trace"))
 }
@@ -262,12 +264,53 @@ fn without_openat2_both_reads_still_return_the_text() {
         ] {
             let args = call_args(&tree, tool, given, extra);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            assert_read(
-                tool,
-                &run_with_env(&args, &[("FSMCP_TEST_NO_OPENAT2", "1")]),
-            );
+            assert_read(tool, &run_with_env(&args, &[("FSMCP_TEST_PORTABLE", "1")]));
         }
     }
+}
+
+/// The doors in force are named once in the log at start-up: openat2 where the kernel takes
+/// it, the per-component steps (and the other fallbacks a non-Linux Unix takes) when forced.
+#[test]
+fn the_start_up_log_names_the_doors_in_force() {
+    let tree = tree();
+    let args = call_args(&tree, "fs_read", &format!("a/b/{NAME}"), &[]);
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.extend(["--log-level", "info"]);
+    let (status, out, err) = run_with_env(&args, &[("FSMCP_TEST_PORTABLE", "1")]);
+    assert!(status.success(), "{err}");
+    assert!(out.contains(TEXT), "{out}");
+    let named: Vec<&str> = err.lines().filter(|l| l.contains("door: ")).collect();
+    assert_eq!(named.len(), 1, "one line names the doors: {err}");
+    assert!(
+        named[0].contains(
+            "door: one no-follow openat per component; watcher: none (walks are not remembered); \
+             copy: read/write; no-replace rename: renameat2(RENAME_NOREPLACE); sync: fsync"
+        ),
+        "{}",
+        named[0]
+    );
+    let mut command = Command::new(BIN);
+    command
+        .args(&args)
+        .env_remove("FSMCP_TEST_NO_OPENAT2")
+        .env_remove("FSMCP_TEST_PORTABLE");
+    let (status, _, err) = run_command(command);
+    assert!(status.success(), "{err}");
+    let named: Vec<&str> = err.lines().filter(|l| l.contains("door: ")).collect();
+    assert_eq!(named.len(), 1, "one line names the doors: {err}");
+    // The kernel decides between the two doors; the rest is Linux's.
+    assert!(
+        named[0].contains("door: openat2 beneath the root; ")
+            || named[0].contains("door: one no-follow openat per component; "),
+        "{}",
+        named[0]
+    );
+    assert!(
+        named[0].contains("watcher: inotify; copy: copy_file_range; "),
+        "{}",
+        named[0]
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::dir::{file_type, lstat_at, open_dir_at};
@@ -30,6 +30,7 @@ pub const MAX_COPY_BYTES: u64 = 1 << 30;
 const KEPT_BITS: u32 = 0o1777;
 
 /// Most bytes one `copy_file_range` call moves, so the deadline is checked in between.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const CHUNK: usize = 8 << 20;
 
 /// Why a copy copied nothing. Paths are below the source (empty for the source itself).
@@ -125,7 +126,7 @@ impl Root {
             Node::Other(_) => return Err(CopyError::Special(String::new())),
             Node::Absent | Node::Directory(_) => return Err(CopyError::Changed),
         }
-        let _ = rustix::fs::fsync(to.dir());
+        let _ = crate::platform::sync(to.dir());
         Ok(copied)
     }
 
@@ -148,7 +149,7 @@ impl Root {
             .and_then(|copied| rename_into_place(to.dir(), &temp_name, to_name).map(|()| copied));
         match placed {
             Ok(copied) => {
-                let _ = rustix::fs::fsync(to.dir());
+                let _ = crate::platform::sync(to.dir());
                 Ok(copied)
             }
             Err(e) => {
@@ -257,8 +258,8 @@ impl Root {
                 frames.push((sub, child_source, child_copy, 0));
                 continue;
             }
-            rustix::fs::fchmod(&*copy, Mode::from_raw_mode(record.mode & KEPT_BITS))
-                .and_then(|()| rustix::fs::fsync(&*copy))
+            rustix::fs::fchmod(&*copy, crate::platform::mode(record.mode & KEPT_BITS))
+                .and_then(|()| crate::platform::sync(&*copy))
                 .map_err(|_| CopyError::Failed)?;
             frames.pop();
         }
@@ -418,7 +419,7 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
             return Err(CopyError::Changed);
         }
         let n = if in_kernel {
-            match rustix::fs::copy_file_range(file, None, copy, None, CHUNK) {
+            match copy_in_kernel(file, copy) {
                 Ok(n) => n,
                 // Not between these filesystems, or not on this kernel: copy by hand.
                 Err(Errno::XDEV | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) if done == 0 => {
@@ -448,10 +449,25 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
     if done != identity.size || after.ok().as_ref() != Some(identity) {
         return Err(CopyError::Changed);
     }
-    rustix::fs::fchmod(copy, Mode::from_raw_mode(mode & KEPT_BITS))
-        .and_then(|()| rustix::fs::fsync(copy))
+    rustix::fs::fchmod(copy, crate::platform::mode(mode & KEPT_BITS))
+        .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)
+}
+
+/// Up to [`CHUNK`] bytes from `file`'s position to `copy`'s, without passing through user space
+/// (`copy_file_range`, Linux); `NOSYS` where the platform takes the read/write copy.
+fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> {
+    if crate::platform::Platform::current().copy != crate::platform::Copying::CopyFileRange {
+        return Err(Errno::NOSYS);
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    return rustix::fs::copy_file_range(file, None, copy, None, CHUNK);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (file, copy);
+        Err(Errno::NOSYS)
+    }
 }
 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
@@ -466,7 +482,7 @@ fn make_link(target: &[u8], dir: BorrowedFd<'_>, name: &str) -> Result<(), CopyE
 
 /// Renames the finished `temp_name` to `name` in `dir`, never replacing what is there.
 fn rename_into_place(dir: BorrowedFd<'_>, temp_name: &str, name: &str) -> Result<(), CopyError> {
-    match rustix::fs::renameat_with(dir, temp_name, dir, name, RenameFlags::NOREPLACE) {
+    match crate::platform::rename_no_replace(dir, temp_name, dir, name) {
         Ok(()) => Ok(()),
         Err(Errno::EXIST | Errno::NOTEMPTY) => Err(CopyError::Exists),
         Err(_) => Err(CopyError::Failed),
@@ -525,7 +541,7 @@ fn discard(holder: BorrowedFd<'_>, name: &str) {
         let above = frames.last().map_or(holder, |(fd, _, _)| fd.as_fd());
         let _ = rustix::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
     }
-    let _ = rustix::fs::fsync(holder);
+    let _ = crate::platform::sync(holder);
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, ResolveFlags, Stat};
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use super::relpath::RelPath;
@@ -22,8 +22,7 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 /// Opens the configured root: lexically absolute against the working directory, the final
 /// component never a symbolic link.
 pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
-    #[cfg(debug_assertions)]
-    take_user_space_steps_if_asked();
+    crate::platform::read_test_switch();
     let absolute = absolutize(path);
     let stat = match rustix::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => stat,
@@ -40,6 +39,8 @@ pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
     if opened.st_ino != stat.st_ino || opened.st_dev != stat.st_dev {
         return Err(OpenError::Symlink);
     }
+    // Learn now whether the kernel takes `openat2`, so the start-up log names the door used.
+    let _ = open_beneath(&fd, ".", DIR_FLAGS);
     Ok(fd)
 }
 
@@ -104,6 +105,7 @@ pub(crate) fn open_dir_beneath(root: impl AsFd, path: &RelPath) -> Beneath {
 }
 
 /// What [`open_beneath`] did.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) enum Beneath {
     /// Opened below the root, through no link.
     Opened(OwnedFd),
@@ -116,9 +118,24 @@ pub(crate) enum Beneath {
 
 /// `openat2(root, path, flags)` confined below `root`, following no link at any component.
 pub(crate) fn open_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneath {
-    if !HAS_OPENAT2.load(Ordering::Relaxed) {
+    if !has_openat2() {
         return Beneath::Unsupported;
     }
+    openat2_beneath(root, path, flags)
+}
+
+/// Whether opens below a root go through `openat2` (see [`crate::platform::Door`]).
+pub(crate) fn has_openat2() -> bool {
+    cfg!(target_os = "linux") && HAS_OPENAT2.load(Ordering::Relaxed) && !crate::platform::portable()
+}
+
+#[cfg(target_os = "linux")]
+fn openat2_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneath {
+    use rustix::fs::ResolveFlags;
+    // Resolution confined below the starting descriptor, never through a link.
+    const BENEATH: ResolveFlags = ResolveFlags::BENEATH
+        .union(ResolveFlags::NO_SYMLINKS)
+        .union(ResolveFlags::NO_MAGICLINKS);
     loop {
         match rustix::fs::openat2(&root, path, flags, Mode::empty(), BENEATH) {
             Ok(fd) => return Beneath::Opened(fd),
@@ -133,22 +150,14 @@ pub(crate) fn open_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneat
     }
 }
 
-/// Cleared the first time the kernel refuses `openat2` itself (not a path it was given).
-static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
-
-/// Debug builds only: `FSMCP_TEST_NO_OPENAT2=1` takes the user-space steps from the start, so
-/// the suites that attack confinement can prove them on a kernel that has `openat2`.
-#[cfg(debug_assertions)]
-fn take_user_space_steps_if_asked() {
-    if std::env::var_os("FSMCP_TEST_NO_OPENAT2").is_some_and(|v| v == "1") {
-        HAS_OPENAT2.store(false, Ordering::Relaxed);
-    }
+/// Only Linux has `openat2`; elsewhere every open takes the per-component steps.
+#[cfg(not(target_os = "linux"))]
+fn openat2_beneath(_root: impl AsFd, _path: &str, _flags: OFlags) -> Beneath {
+    Beneath::Unsupported
 }
 
-/// Resolution confined below the starting descriptor, never through a link.
-const BENEATH: ResolveFlags = ResolveFlags::BENEATH
-    .union(ResolveFlags::NO_SYMLINKS)
-    .union(ResolveFlags::NO_MAGICLINKS);
+/// Cleared the first time the kernel refuses `openat2` itself (not a path it was given).
+static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
 
 /// `lstat` of `name` inside `dir`; any failure reads as "absent".
 pub(crate) fn lstat_at(dir: impl AsFd, name: &str) -> Option<Stat> {

@@ -33,6 +33,7 @@ pub mod limits;
 mod location;
 mod mutate;
 mod open;
+pub mod platform;
 mod relpath;
 mod remember;
 mod resolve;
@@ -54,6 +55,7 @@ pub use location::{
     ChainError, CreateError, Location, MoveError, Node, NodeInfo, Removal, RemoveError, SeenTree,
 };
 pub use open::ReadFile;
+pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
 pub use walk::{

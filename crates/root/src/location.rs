@@ -8,7 +8,7 @@
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::rc::Rc;
 
-use rustix::fs::{AtFlags, FileType, Mode, RenameFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, Stat};
 use rustix::io::Errno;
 
 use super::dir::{
@@ -305,7 +305,7 @@ impl Location {
         };
         match rustix::fs::mkdirat(&self.dir, name, Mode::from_raw_mode(0o777)) {
             Ok(()) => {
-                let _ = rustix::fs::fsync(&self.dir);
+                let _ = crate::platform::sync(&self.dir);
                 Ok(true)
             }
             Err(Errno::EXIST) => match lstat_at(&self.dir, name).map(|s| file_type(&s)) {
@@ -321,16 +321,10 @@ impl Location {
         let (Some(from_name), Some(to_name)) = (self.name.as_deref(), to.name.as_deref()) else {
             return Err(MoveError::Failed);
         };
-        match rustix::fs::renameat_with(
-            &self.dir,
-            from_name,
-            &to.dir,
-            to_name,
-            RenameFlags::NOREPLACE,
-        ) {
+        match crate::platform::rename_no_replace(&self.dir, from_name, &to.dir, to_name) {
             Ok(()) => {
-                let _ = rustix::fs::fsync(&self.dir);
-                let _ = rustix::fs::fsync(&to.dir);
+                let _ = crate::platform::sync(&self.dir);
+                let _ = crate::platform::sync(&to.dir);
                 Ok(())
             }
             Err(Errno::EXIST) | Err(Errno::NOTEMPTY) => Err(MoveError::Exists),
@@ -352,7 +346,7 @@ impl Location {
         };
         match rustix::fs::unlinkat(&self.dir, name, flags) {
             Ok(()) => {
-                let _ = rustix::fs::fsync(&self.dir);
+                let _ = crate::platform::sync(&self.dir);
                 Ok(())
             }
             Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => Err(RemoveError::NotEmpty),
@@ -548,7 +542,7 @@ impl Root {
                 }
                 continue;
             }
-            let _ = rustix::fs::fsync(&*dir);
+            let _ = crate::platform::sync(&*dir);
             frames.pop();
             let removed = match frames.last() {
                 Some((_, parent, _)) => {

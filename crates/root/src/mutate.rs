@@ -62,7 +62,7 @@ pub(crate) fn replace_in(
         .and_then(|()| {
             // The umask narrowed the creation mode; restore exactly what was asked for.
             if let Some(mode) = mode {
-                rustix::fs::fchmod(&temp, Mode::from_raw_mode(mode))
+                rustix::fs::fchmod(&temp, crate::platform::mode(mode))
                     .map_err(|_| RootError::WriteFailed)?;
             }
             if let Some(stat) = &existing {
@@ -72,7 +72,7 @@ pub(crate) fn replace_in(
                     Some(rustix::fs::Gid::from_raw(stat.st_gid)),
                 );
             }
-            rustix::fs::fsync(&temp).map_err(|_| RootError::WriteFailed)
+            crate::platform::sync(&temp).map_err(|_| RootError::WriteFailed)
         })
         .and_then(|()| {
             rustix::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
@@ -87,7 +87,7 @@ pub(crate) fn replace_in(
         return committed;
     }
     // The rename is durable only once the directory itself is synced.
-    let _ = rustix::fs::fsync(dir);
+    let _ = crate::platform::sync(dir);
     Ok(())
 }
 
@@ -110,7 +110,7 @@ pub(crate) fn create_temp(
             dir,
             name.as_str(),
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(mode & 0o777),
+            crate::platform::mode(mode & 0o777),
         ) {
             Ok(fd) => return Ok((name, fd)),
             Err(Errno::EXIST) => continue,

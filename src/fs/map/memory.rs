@@ -87,7 +87,29 @@ unsafe fn usable(ptr: *mut c_void) -> isize {
         return 0;
     }
     // SAFETY: as the caller promises.
-    isize::try_from(unsafe { libc::malloc_usable_size(ptr) }).unwrap_or(isize::MAX)
+    isize::try_from(unsafe { reserved(ptr) }).unwrap_or(isize::MAX)
+}
+
+/// The C library's own answer to "how big is this block": each system names it differently.
+#[cfg(target_vendor = "apple")]
+unsafe fn reserved(ptr: *mut c_void) -> usize {
+    // SAFETY: `ptr` is a live allocation of the malloc family (the caller's promise).
+    unsafe { libc::malloc_size(ptr) }
+}
+
+#[cfg(windows)]
+unsafe fn reserved(ptr: *mut c_void) -> usize {
+    unsafe extern "C" {
+        fn _msize(ptr: *mut c_void) -> usize;
+    }
+    // SAFETY: `ptr` is a live allocation of the C runtime's malloc family.
+    unsafe { _msize(ptr) }
+}
+
+#[cfg(all(unix, not(target_vendor = "apple")))]
+unsafe fn reserved(ptr: *mut c_void) -> usize {
+    // SAFETY: `ptr` is a live allocation of the malloc family (the caller's promise).
+    unsafe { libc::malloc_usable_size(ptr) }
 }
 
 /// A failed allocation: tree-sitter cannot continue without it, and its own allocator aborts.
