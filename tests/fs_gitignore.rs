@@ -65,6 +65,7 @@ const FILES: &[&str] = &[
     "vendored/a.skip",
     "vendored/b.rs",
     "vendored/build/kept.rs",
+    "vendored/n.cfg",
 ];
 
 fn tree() -> Tree {
@@ -150,8 +151,7 @@ fn glob_and_grep_skip_what_ripgrep_skips() {
         "sub/s.log",
         "sub/more/anchored.txt",
         "sub/deeper/nested/kept.rs",
-        "vendored/v.log",
-        "vendored/build/kept.rs",
+        "vendored/b.rs",
     ] {
         assert!(everything.contains(kept), "{kept} kept: {everything:?}");
     }
@@ -170,6 +170,10 @@ fn glob_and_grep_skip_what_ripgrep_skips() {
         "sub/nested/n.rs",
         "sub/deeper/d.log",
         "vendored/a.skip",
+        // A nested repository is no boundary (rg --no-require-git): the rules above reach in.
+        "vendored/v.log",
+        "vendored/build/kept.rs",
+        "vendored/n.cfg",
     ] {
         assert!(!everything.contains(skipped), "{skipped} skipped");
     }
@@ -324,7 +328,11 @@ fn an_edited_ignore_file_changes_the_next_answer() {
 
     let (_, log) = server.close();
     let reused = log.lines().filter(|l| l.contains("walk reused")).count();
-    assert!(reused >= 2, "the walks were remembered: {log}");
+    if walks_are_remembered("the unchanged answers come from remembered walks") {
+        assert!(reused >= 2, "the walks were remembered: {log}");
+    } else {
+        assert_eq!(reused, 0, "no walk is reused without a watcher: {log}");
+    }
 }
 
 #[test]

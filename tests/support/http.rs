@@ -71,7 +71,14 @@ impl HttpServer {
         let stderr = child.stderr.take().expect("stderr");
         let mut line = String::new();
         let mut reader = BufReader::new(stderr);
-        reader.read_line(&mut line).expect("read the serving line");
+        // Log lines (with --log-level) may come before it; the serving line is fsmcp's own.
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line).expect("read the serving line");
+            if read == 0 || line.starts_with("fsmcp: ") {
+                break;
+            }
+        }
         let collected = Arc::new(Mutex::new(String::new()));
         let sink = collected.clone();
         std::thread::spawn(move || {

@@ -924,3 +924,20 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// Whether the server under test takes the fallbacks a non-Linux Unix takes
+/// (`FSMCP_TEST_PORTABLE=1`, `.ci/run`'s second pass): the per-component walk and no watcher,
+/// so walks are never remembered.
+pub fn portable() -> bool {
+    std::env::var_os("FSMCP_TEST_PORTABLE").is_some_and(|v| v == "1")
+}
+
+/// Whether a check of remembered walks (reuse, judging ahead) applies to this run; where no
+/// watcher runs it does not, and the check is reported as skipped, naming `what`.
+pub fn walks_are_remembered(what: &str) -> bool {
+    if portable() {
+        eprintln!("skipped: {what}: no watcher here, so walks are not remembered");
+        return false;
+    }
+    true
+}

