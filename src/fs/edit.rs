@@ -98,6 +98,8 @@ impl Fs {
             });
         }
         let bytes = file.read_all()?;
+        // Closed before the write: Windows replaces a file only when no handle of ours holds it.
+        drop(file);
         let text = String::from_utf8(bytes).map_err(|_| FsError::NotText(given.to_owned()))?;
         let (bom, body) = match text.strip_prefix(BOM) {
             Some(body) => (BOM, body),

@@ -11,10 +11,10 @@
 //! still be the file the check saw; a link is read in its directory, never followed. A change
 //! stops the copy and discards what it built.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::sys::io::Errno;
 
 use super::dir::{file_type, lstat_at, open_dir_at};
 use super::location::{SeenEntry, same_inode};
@@ -108,8 +108,11 @@ impl Root {
                 match written {
                     Ok(n) => copied.bytes = n,
                     Err(e) => {
-                        let _ =
-                            rustix::fs::unlinkat(to.dir(), temp_name.as_str(), AtFlags::empty());
+                        let _ = crate::sys::fs::unlinkat(
+                            to.dir(),
+                            temp_name.as_str(),
+                            AtFlags::empty(),
+                        );
                         return Err(e);
                     }
                 }
@@ -251,14 +254,14 @@ impl Root {
                     .ok()
                     .filter(|fd| same_inode(fd, child.inode))
                     .ok_or(CopyError::Changed)?;
-                rustix::fs::mkdirat(&*copy, child.name.as_str(), Mode::from_raw_mode(0o700))
+                crate::sys::fs::mkdirat(&*copy, child.name.as_str(), Mode::from_raw_mode(0o700))
                     .map_err(|_| CopyError::Failed)?;
                 let child_copy = open_dir_at(&*copy, &child.name).map_err(|_| CopyError::Failed)?;
                 copied.directories += 1;
                 frames.push((sub, child_source, child_copy, 0));
                 continue;
             }
-            rustix::fs::fchmod(&*copy, crate::platform::mode(record.mode & KEPT_BITS))
+            crate::sys::fs::fchmod(&*copy, crate::platform::mode(record.mode & KEPT_BITS))
                 .and_then(|()| crate::platform::sync(&*copy))
                 .map_err(|_| CopyError::Failed)?;
             frames.pop();
@@ -361,7 +364,7 @@ impl Root {
     ) -> Result<(), CopyError> {
         let name = entry.name.as_str();
         if entry.kind == FileType::Symlink {
-            let target = rustix::fs::readlinkat(source, name, Vec::new())
+            let target = crate::sys::fs::readlinkat(source, name, Vec::new())
                 .map_err(|_| CopyError::Changed)?
                 .into_bytes();
             if Some(&target) != entry.target.as_ref() {
@@ -374,7 +377,7 @@ impl Root {
         // The tree check refused any name a client could not spell, so the path parses.
         let path = RelPath::from_walk(from.join(below)).ok_or(CopyError::Changed)?;
         let file = self.open_source(source.as_fd(), &path, &entry.identity)?;
-        let made = rustix::fs::openat(
+        let made = crate::sys::fs::openat(
             copy,
             name,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -431,7 +434,7 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
             }
         } else {
             buffer.resize(256 << 10, 0);
-            match rustix::io::read(file, &mut buffer) {
+            match crate::sys::io::read(file, &mut buffer) {
                 Ok(n) => {
                     super::mutate::write_all(copy, &buffer[..n]).map_err(|_| CopyError::Failed)?;
                     n
@@ -445,11 +448,11 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
         }
         done += n as u64;
     }
-    let after = rustix::fs::fstat(file).map(|s| Identity::of(&s));
+    let after = crate::sys::fs::fstat(file).map(|s| Identity::of(&s));
     if done != identity.size || after.ok().as_ref() != Some(identity) {
         return Err(CopyError::Changed);
     }
-    rustix::fs::fchmod(copy, crate::platform::mode(mode & KEPT_BITS))
+    crate::sys::fs::fchmod(copy, crate::platform::mode(mode & KEPT_BITS))
         .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)
@@ -462,7 +465,7 @@ fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> 
         return Err(Errno::NOSYS);
     }
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    return rustix::fs::copy_file_range(file, None, copy, None, CHUNK);
+    return crate::sys::fs::copy_file_range(file, None, copy, None, CHUNK);
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
         let _ = (file, copy);
@@ -473,7 +476,7 @@ fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
 fn make_link(target: &[u8], dir: BorrowedFd<'_>, name: &str) -> Result<(), CopyError> {
     let target = std::str::from_utf8(target).map_err(|_| CopyError::Changed)?;
-    match rustix::fs::symlinkat(target, dir, name) {
+    match crate::sys::fs::symlinkat(target, dir, name) {
         Ok(()) => Ok(()),
         Err(Errno::EXIST) => Err(CopyError::Exists),
         Err(_) => Err(CopyError::Failed),
@@ -494,7 +497,7 @@ fn rename_into_place(dir: BorrowedFd<'_>, temp_name: &str, name: &str) -> Result
 fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<String, CopyError> {
     for _ in 0..16 {
         let name = super::mutate::temp_name().map_err(|_| CopyError::Failed)?;
-        match rustix::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o700)) {
+        match crate::sys::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o700)) {
             Ok(()) => return Ok(name),
             Err(Errno::EXIST) => continue,
             Err(_) => return Err(CopyError::Failed),
@@ -510,14 +513,14 @@ fn discard(holder: BorrowedFd<'_>, name: &str) {
     // removed. Files and links go as a directory is entered.
     let enter = |fd: OwnedFd, name: String| -> (OwnedFd, String, Vec<String>) {
         // A finished subdirectory may already carry a read-only mode.
-        let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o700));
+        let _ = crate::sys::fs::fchmod(&fd, Mode::from_raw_mode(0o700));
         let mut subdirs = Vec::new();
         let names = super::dir::read_all_names(&fd).unwrap_or_default();
         for child in names.into_iter().flatten() {
             match lstat_at(&fd, &child).map(|s| file_type(&s)) {
                 Some(FileType::Directory) => subdirs.push(child),
                 _ => {
-                    let _ = rustix::fs::unlinkat(&fd, child.as_str(), AtFlags::empty());
+                    let _ = crate::sys::fs::unlinkat(&fd, child.as_str(), AtFlags::empty());
                 }
             }
         }
@@ -539,7 +542,7 @@ fn discard(holder: BorrowedFd<'_>, name: &str) {
             break;
         };
         let above = frames.last().map_or(holder, |(fd, _, _)| fd.as_fd());
-        let _ = rustix::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
+        let _ = crate::sys::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
     }
     let _ = crate::platform::sync(holder);
 }

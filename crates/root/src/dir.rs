@@ -1,13 +1,13 @@
 //! Descriptor-relative primitives: opening the root, stepping through directories without
 //! following links, reading directory names, and `lstat` relative to a directory.
 
+use crate::sys::fd::{AsFd, OwnedFd};
 use std::ffi::CStr;
-use std::os::fd::{AsFd, OwnedFd};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
-use rustix::io::Errno;
+use crate::sys::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+use crate::sys::io::Errno;
 
 use super::relpath::RelPath;
 use crate::OpenError;
@@ -24,7 +24,7 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
     crate::platform::read_test_switch();
     let absolute = absolutize(path);
-    let stat = match rustix::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
+    let stat = match crate::sys::fs::statat(CWD, &absolute, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => stat,
         Err(_) => return Err(OpenError::Missing),
     };
@@ -33,9 +33,9 @@ pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
         FileType::Directory => {}
         _ => return Err(OpenError::NotDirectory),
     }
-    let fd = rustix::fs::openat(CWD, &absolute, DIR_FLAGS, Mode::empty())
+    let fd = crate::sys::fs::openat(CWD, &absolute, DIR_FLAGS, Mode::empty())
         .map_err(|_| OpenError::NotDirectory)?;
-    let opened = rustix::fs::fstat(&fd).map_err(|_| OpenError::Missing)?;
+    let opened = crate::sys::fs::fstat(&fd).map_err(|_| OpenError::Missing)?;
     if opened.st_ino != stat.st_ino || opened.st_dev != stat.st_dev {
         return Err(OpenError::Symlink);
     }
@@ -44,7 +44,15 @@ pub(crate) fn open_root(path: &Path) -> Result<OwnedFd, OpenError> {
     Ok(fd)
 }
 
+/// `path.resolve` semantics: join with the working directory and fold `.`/`..` lexically
+/// (on Windows, std's own reading of drive letters, UNC and `\\?\` prefixes).
+#[cfg(windows)]
+pub(crate) fn absolutize(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// `path.resolve` semantics: join with the working directory and fold `.`/`..` lexically.
+#[cfg(not(windows))]
 pub(crate) fn absolutize(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
@@ -55,6 +63,7 @@ pub(crate) fn absolutize(path: &Path) -> PathBuf {
     };
     let mut out = PathBuf::from("/");
     for component in joined.components() {
+        use std::path::Component;
         match component {
             Component::ParentDir => {
                 out.pop();
@@ -68,12 +77,12 @@ pub(crate) fn absolutize(path: &Path) -> PathBuf {
 
 /// Opens the directory `name` inside `parent` without following a link.
 pub(crate) fn open_dir_at(parent: impl AsFd, name: &str) -> Result<OwnedFd, Errno> {
-    rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty())
+    crate::sys::fs::openat(parent, name, DIR_FLAGS, Mode::empty())
 }
 
 /// Re-opens the root's own directory so a walk owns an independent read position.
 pub(crate) fn reopen(dir: impl AsFd) -> Result<OwnedFd, Errno> {
-    rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())
+    crate::sys::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())
 }
 
 /// Opens the directory `path` below the root, every segment a real directory (never a link).
@@ -131,13 +140,13 @@ pub(crate) fn has_openat2() -> bool {
 
 #[cfg(target_os = "linux")]
 fn openat2_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneath {
-    use rustix::fs::ResolveFlags;
+    use crate::sys::fs::ResolveFlags;
     // Resolution confined below the starting descriptor, never through a link.
     const BENEATH: ResolveFlags = ResolveFlags::BENEATH
         .union(ResolveFlags::NO_SYMLINKS)
         .union(ResolveFlags::NO_MAGICLINKS);
     loop {
-        match rustix::fs::openat2(&root, path, flags, Mode::empty(), BENEATH) {
+        match crate::sys::fs::openat2(&root, path, flags, Mode::empty(), BENEATH) {
             Ok(fd) => return Beneath::Opened(fd),
             // The kernel saw a rename race it could not rule out: look again.
             Err(Errno::AGAIN | Errno::INTR) => continue,
@@ -161,7 +170,7 @@ static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
 
 /// `lstat` of `name` inside `dir`; any failure reads as "absent".
 pub(crate) fn lstat_at(dir: impl AsFd, name: &str) -> Option<Stat> {
-    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()
+    crate::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()
 }
 
 /// The kind recorded in a `stat` result.
@@ -178,7 +187,7 @@ pub(crate) fn read_names<E>(
 ) -> Result<Vec<String>, E> {
     let mut names = Vec::new();
     // `Dir::read_from` opens its own descriptor, so the caller's position is never shared.
-    let Ok(mut reader) = rustix::fs::Dir::read_from(dir) else {
+    let Ok(mut reader) = crate::sys::fs::Dir::read_from(dir) else {
         return Ok(names);
     };
     while let Some(entry) = reader.read() {
@@ -201,7 +210,7 @@ pub(crate) fn read_names<E>(
 /// Every name in `dir` (not `.`/`..`), `None` standing for a name that is not UTF-8. No budget:
 /// for operations that must see everything, such as a recursive delete's check.
 pub(crate) fn read_all_names(dir: impl AsFd) -> Result<Vec<Option<String>>, Errno> {
-    let mut reader = rustix::fs::Dir::read_from(dir)?;
+    let mut reader = crate::sys::fs::Dir::read_from(dir)?;
     let mut names = Vec::new();
     while let Some(entry) = reader.read() {
         let entry = entry?;

@@ -1,6 +1,6 @@
 //! File identity: what a default-mode cursor binds, and what detects a file replaced mid-call.
 
-use rustix::fs::Stat;
+use crate::sys::fs::Stat;
 use std::fmt;
 
 /// Size, modification and change times (nanoseconds), inode and device of one file.

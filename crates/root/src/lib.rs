@@ -38,11 +38,12 @@ mod relpath;
 mod remember;
 mod resolve;
 mod select;
+mod sys;
 mod walk;
 mod watch;
 pub mod workers;
 
-use std::os::fd::OwnedFd;
+use crate::sys::fd::OwnedFd;
 use std::path::Path;
 
 pub use copy::{Copied, CopyError, MAX_COPY_BYTES};
@@ -84,7 +85,7 @@ pub enum OpenError {
 /// How many descriptors this process may hold open (its soft `RLIMIT_NOFILE`; `None` for no
 /// limit): the HTTP server sizes its connection cap by it, leaving room for the files calls open.
 pub fn descriptor_limit() -> Option<u64> {
-    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+    crate::sys::process::getrlimit(crate::sys::process::Resource::Nofile).current
 }
 
 /// One served directory: the capability every filesystem access goes through.

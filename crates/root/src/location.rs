@@ -5,11 +5,11 @@
 //! looks at the file in that directory, then opens its link-free path by one `openat2` from
 //! the root's descriptor, which must reach the file it looked at.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::rc::Rc;
 
-use rustix::fs::{AtFlags, FileType, Mode, Stat};
-use rustix::io::Errno;
+use crate::sys::fs::{AtFlags, FileType, Mode, Stat};
+use crate::sys::io::Errno;
 
 use super::dir::{
     Beneath, file_type, is_temp_name, lstat_at, open_dir_at, open_dir_beneath, reopen,
@@ -61,8 +61,8 @@ impl NodeInfo {
     fn of(stat: &Stat) -> NodeInfo {
         #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
         let mode = stat.st_mode as u32;
-        let uid = rustix::process::geteuid();
-        let gid = rustix::process::getegid();
+        let uid = crate::sys::process::geteuid();
+        let gid = crate::sys::process::getegid();
         let allowed = |bit: u32| {
             if uid.is_root() {
                 return true;
@@ -259,7 +259,7 @@ impl Location {
     /// absent.
     pub fn node(&self) -> Node {
         let stat = match &self.name {
-            None => rustix::fs::fstat(&self.dir).ok(),
+            None => crate::sys::fs::fstat(&self.dir).ok(),
             Some(name) if is_temp_name(name) => None,
             Some(name) => lstat_at(&self.dir, name),
         };
@@ -274,7 +274,7 @@ impl Location {
                 let target = self
                     .name
                     .as_deref()
-                    .and_then(|n| rustix::fs::readlinkat(&self.dir, n, Vec::new()).ok())
+                    .and_then(|n| crate::sys::fs::readlinkat(&self.dir, n, Vec::new()).ok())
                     .map(|t| t.into_bytes())
                     .unwrap_or_default();
                 Node::Symlink(info, target)
@@ -303,7 +303,7 @@ impl Location {
         let Some(name) = self.name.as_deref() else {
             return Ok(false);
         };
-        match rustix::fs::mkdirat(&self.dir, name, Mode::from_raw_mode(0o777)) {
+        match crate::sys::fs::mkdirat(&self.dir, name, Mode::from_raw_mode(0o777)) {
             Ok(()) => {
                 let _ = crate::platform::sync(&self.dir);
                 Ok(true)
@@ -344,7 +344,7 @@ impl Location {
         } else {
             AtFlags::empty()
         };
-        match rustix::fs::unlinkat(&self.dir, name, flags) {
+        match crate::sys::fs::unlinkat(&self.dir, name, flags) {
             Ok(()) => {
                 let _ = crate::platform::sync(&self.dir);
                 Ok(())
@@ -415,7 +415,7 @@ pub(crate) fn inode_of(stat: &Stat) -> (u64, u64) {
 
 /// Whether the descriptor `fd` is still the inode a tree check recorded.
 pub(crate) fn same_inode(fd: impl AsFd, inode: (u64, u64)) -> bool {
-    rustix::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
+    crate::sys::fs::fstat(fd).is_ok_and(|stat| inode_of(&stat) == inode)
 }
 
 /// The permission bits of a `stat` result.
@@ -435,7 +435,7 @@ impl Root {
         allowed: &dyn Fn(&str, bool) -> bool,
     ) -> Result<Option<SeenTree>, RootError> {
         let top = Rc::new(location.open_dir()?);
-        let top_stat = rustix::fs::fstat(&*top).map_err(|_| RootError::NotServed)?;
+        let top_stat = crate::sys::fs::fstat(&*top).map_err(|_| RootError::NotServed)?;
         let mut dirs = vec![SeenDir {
             name: String::new(),
             inode: inode_of(&top_stat),
@@ -481,7 +481,7 @@ impl Root {
                 if !is_dir {
                     let kind = file_type(&stat);
                     let target = (kind == FileType::Symlink)
-                        .then(|| rustix::fs::readlinkat(&*dir, name.as_str(), Vec::new()).ok())
+                        .then(|| crate::sys::fs::readlinkat(&*dir, name.as_str(), Vec::new()).ok())
                         .flatten()
                         .map(|t| t.into_bytes());
                     dirs[index].entries.push(SeenEntry {
@@ -527,7 +527,7 @@ impl Root {
                 for SeenEntry { name, inode, .. } in &record.entries {
                     let still_seen = lstat_at(&*dir, name).is_some_and(|s| inode_of(&s) == *inode);
                     if !still_seen
-                        || rustix::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_err()
+                        || crate::sys::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_err()
                     {
                         complete = false;
                     }
@@ -546,7 +546,8 @@ impl Root {
             frames.pop();
             let removed = match frames.last() {
                 Some((_, parent, _)) => {
-                    rustix::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR).is_ok()
+                    crate::sys::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR)
+                        .is_ok()
                 }
                 None => location.remove(true).is_ok(),
             };

@@ -1,10 +1,10 @@
 //! Crash-safe mutation: new bytes go to a temp file beside the target, are synced, and are
 //! renamed over the target, so a reader sees the old file or the new one, never a torn one.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::sys::io::Errno;
 
 use super::dir::{TEMP_PREFIX, TEMP_SUFFIX, file_type, lstat_at};
 use super::{Root, RootError};
@@ -38,14 +38,14 @@ pub(crate) fn replace_in(
             if file_type(&seen) != FileType::RegularFile {
                 return Err(RootError::NotWritable);
             }
-            let fd = rustix::fs::openat(
+            let fd = crate::sys::fs::openat(
                 dir,
                 name,
                 OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
                 Mode::empty(),
             )
             .map_err(|_| RootError::NotWritable)?;
-            let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
+            let stat = crate::sys::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
             if file_type(&stat) != FileType::RegularFile {
                 return Err(RootError::NotWritable);
             }
@@ -62,20 +62,22 @@ pub(crate) fn replace_in(
         .and_then(|()| {
             // The umask narrowed the creation mode; restore exactly what was asked for.
             if let Some(mode) = mode {
-                rustix::fs::fchmod(&temp, crate::platform::mode(mode))
+                crate::sys::fs::fchmod(&temp, crate::platform::mode(mode))
                     .map_err(|_| RootError::WriteFailed)?;
             }
             if let Some(stat) = &existing {
-                let _ = rustix::fs::fchown(
+                let _ = crate::sys::fs::fchown(
                     &temp,
-                    Some(rustix::fs::Uid::from_raw(stat.st_uid)),
-                    Some(rustix::fs::Gid::from_raw(stat.st_gid)),
+                    Some(crate::sys::fs::Uid::from_raw(stat.st_uid)),
+                    Some(crate::sys::fs::Gid::from_raw(stat.st_gid)),
                 );
             }
             crate::platform::sync(&temp).map_err(|_| RootError::WriteFailed)
         })
         .and_then(|()| {
-            rustix::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
+            // Closed first: Windows renames a file only when no other handle of ours holds it.
+            drop(temp);
+            crate::sys::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
                 Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
                     RootError::NotWritable
                 }
@@ -83,7 +85,7 @@ pub(crate) fn replace_in(
             })
         });
     if committed.is_err() {
-        let _ = rustix::fs::unlinkat(dir, &temp_name, AtFlags::empty());
+        let _ = crate::sys::fs::unlinkat(dir, &temp_name, AtFlags::empty());
         return committed;
     }
     // The rename is durable only once the directory itself is synced.
@@ -106,7 +108,7 @@ pub(crate) fn create_temp(
 ) -> Result<(String, OwnedFd), RootError> {
     for _ in 0..16 {
         let name = temp_name()?;
-        match rustix::fs::openat(
+        match crate::sys::fs::openat(
             dir,
             name.as_str(),
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -122,7 +124,7 @@ pub(crate) fn create_temp(
 
 pub(crate) fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), RootError> {
     while !bytes.is_empty() {
-        match rustix::io::write(fd, bytes) {
+        match crate::sys::io::write(fd, bytes) {
             Ok(0) => return Err(RootError::WriteFailed),
             Ok(n) => bytes = &bytes[n..],
             Err(Errno::INTR) => continue,

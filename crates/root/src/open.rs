@@ -1,10 +1,10 @@
 //! Opening files for reading: never following a link at any component, never blocking on a
 //! FIFO or device, and checking what was opened through the descriptor itself.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{FileType, Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::fs::{FileType, Mode, OFlags};
+use crate::sys::io::Errno;
 
 use super::dir::{Beneath, file_type, is_temp_name, lstat_at, open_beneath, open_dir_chain};
 use super::{FileEntry, Identity, RelPath, Root, RootError};
@@ -38,10 +38,10 @@ impl ReadFile {
         super::deadline::check()?;
         let mut done = 0;
         while done < buf.len() {
-            match rustix::io::pread(&self.fd, &mut buf[done..], offset + done as u64) {
+            match crate::sys::io::pread(&self.fd, &mut buf[done..], offset + done as u64) {
                 Ok(0) => break,
                 Ok(n) => done += n,
-                Err(rustix::io::Errno::INTR) => continue,
+                Err(crate::sys::io::Errno::INTR) => continue,
                 Err(_) => return Err(RootError::ReadFailed),
             }
         }
@@ -73,7 +73,7 @@ impl ReadFile {
     /// atomic replace unlinks the old inode, which bumps its change time although not a byte
     /// of what a reader holds has changed.
     pub fn ensure_unchanged(&self) -> Result<(), RootError> {
-        let now = rustix::fs::fstat(&self.fd).map_err(|_| RootError::Changed)?;
+        let now = crate::sys::fs::fstat(&self.fd).map_err(|_| RootError::Changed)?;
         let now = Identity::of(&now);
         if now.size == self.identity.size && now.mtime_ns == self.identity.mtime_ns {
             Ok(())
@@ -231,13 +231,14 @@ impl From<NotOpened> for RootError {
 /// on kernels without `openat2`, and a walk reads the ignore files of a directory it holds
 /// with it (`walk::gitignore`), so they are that directory's even if it was renamed.
 pub(crate) fn open_regular_in(dir: impl AsFd, name: &str) -> Result<ReadFile, NotOpened> {
-    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()).map_err(NotOpened::from)?;
+    let fd =
+        crate::sys::fs::openat(dir, name, READ_FLAGS, Mode::empty()).map_err(NotOpened::from)?;
     opened_regular(fd).map_err(|_| NotOpened::Refused)
 }
 
 /// The regular file behind a descriptor just opened, or [`RootError::NotReadable`].
 fn opened_regular(fd: OwnedFd) -> Result<ReadFile, RootError> {
-    let stat = rustix::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
+    let stat = crate::sys::fs::fstat(&fd).map_err(|_| RootError::NotReadable)?;
     if file_type(&stat) != FileType::RegularFile {
         return Err(RootError::NotReadable);
     }

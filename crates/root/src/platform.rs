@@ -9,10 +9,10 @@
 //! Linux too.
 
 use std::fmt;
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::io::Errno;
+use crate::sys::fd::AsFd;
+use crate::sys::io::Errno;
 
 /// The doors in force in this process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub enum Door {
     /// One `openat(O_NOFOLLOW | O_DIRECTORY)` per component from the root's descriptor, each
     /// step holding the last: kernels without `openat2`, macOS and the BSDs.
     NoFollowSteps,
+    /// One `NtCreateFile(FILE_OPEN_REPARSE_POINT)` per component relative to the last
+    /// directory's handle, a reparse point that names another path refused (Windows).
+    HandleSteps,
 }
 
 /// How remembered walks learn of changes.
@@ -68,6 +71,9 @@ pub enum NoReplace {
     /// A hard link to the new name then an unlink of the old (files), or a check then a
     /// rename (directories): the BSDs, which offer no no-replace rename.
     LinkThenUnlink,
+    /// `FileRenameInformationEx` on the source's handle without `REPLACE_IF_EXISTS`
+    /// (Windows).
+    RenameInformation,
 }
 
 /// What a durable write waits for.
@@ -78,6 +84,8 @@ pub enum Syncing {
     /// `fcntl(F_FULLFSYNC)` (macOS, whose `fsync` stops at the drive's cache), falling back to
     /// `fsync` where the filesystem refuses it.
     FullFsync,
+    /// `FlushFileBuffers` (Windows).
+    FlushFileBuffers,
 }
 
 impl Platform {
@@ -85,7 +93,9 @@ impl Platform {
     /// what the kernel accepted).
     pub fn current() -> Platform {
         let portable = portable();
-        let door = if !portable && crate::dir::has_openat2() {
+        let door = if cfg!(windows) {
+            Door::HandleSteps
+        } else if !portable && crate::dir::has_openat2() {
             Door::Openat2
         } else {
             Door::NoFollowSteps
@@ -105,6 +115,8 @@ impl Platform {
             },
             no_replace: if cfg!(target_os = "linux") {
                 NoReplace::Renameat2
+            } else if cfg!(windows) {
+                NoReplace::RenameInformation
             } else if cfg!(target_vendor = "apple") {
                 NoReplace::RenameatxNp
             } else {
@@ -112,6 +124,8 @@ impl Platform {
             },
             sync: if cfg!(target_vendor = "apple") {
                 Syncing::FullFsync
+            } else if cfg!(windows) {
+                Syncing::FlushFileBuffers
             } else {
                 Syncing::Fsync
             },
@@ -124,6 +138,7 @@ impl fmt::Display for Platform {
         let door = match self.door {
             Door::Openat2 => "openat2 beneath the root",
             Door::NoFollowSteps => "one no-follow openat per component",
+            Door::HandleSteps => "one NtCreateFile per component, reparse points not followed",
         };
         let watcher = match self.watcher {
             Watching::Inotify => "inotify",
@@ -137,10 +152,12 @@ impl fmt::Display for Platform {
             NoReplace::Renameat2 => "renameat2(RENAME_NOREPLACE)",
             NoReplace::RenameatxNp => "renameatx_np(RENAME_EXCL)",
             NoReplace::LinkThenUnlink => "link then unlink",
+            NoReplace::RenameInformation => "FileRenameInformationEx without replace",
         };
         let sync = match self.sync {
             Syncing::Fsync => "fsync",
             Syncing::FullFsync => "F_FULLFSYNC",
+            Syncing::FlushFileBuffers => "FlushFileBuffers",
         };
         write!(
             f,
@@ -173,7 +190,7 @@ pub(crate) fn sync(fd: impl AsFd) -> Result<(), Errno> {
     if rustix::fs::fcntl_fullfsync(&fd).is_ok() {
         return Ok(());
     }
-    rustix::fs::fsync(fd)
+    crate::sys::fs::fsync(fd)
 }
 
 /// Renames `from` in `from_dir` to `to` in `to_dir` unless `to` exists (`Errno::EXIST`).
@@ -183,6 +200,10 @@ pub(crate) fn rename_no_replace(
     to_dir: impl AsFd,
     to: &str,
 ) -> Result<(), Errno> {
+    #[cfg(windows)]
+    {
+        crate::sys::fs::rename_noreplace(from_dir, from, to_dir, to)
+    }
     #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
     {
         rustix::fs::renameat_with(
@@ -193,7 +214,10 @@ pub(crate) fn rename_no_replace(
             rustix::fs::RenameFlags::NOREPLACE,
         )
     }
-    #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+    #[cfg(all(
+        unix,
+        not(any(target_os = "linux", target_os = "android", target_vendor = "apple"))
+    ))]
     {
         use rustix::fs::{AtFlags, FileType};
         let stat = rustix::fs::statat(&from_dir, from, AtFlags::SYMLINK_NOFOLLOW)?;
@@ -210,9 +234,9 @@ pub(crate) fn rename_no_replace(
     }
 }
 
-/// Converts a mode read from `stat` into rustix's [`rustix::fs::Mode`], whose width differs
+/// Converts a mode read from `stat` into rustix's [`crate::sys::fs::Mode`], whose width differs
 /// between systems (16 bits on macOS).
-pub(crate) fn mode(bits: u32) -> rustix::fs::Mode {
+pub(crate) fn mode(bits: u32) -> crate::sys::fs::Mode {
     #[allow(clippy::unnecessary_cast, clippy::cast_possible_truncation)]
-    rustix::fs::Mode::from_raw_mode((bits & 0o7777) as rustix::fs::RawMode)
+    crate::sys::fs::Mode::from_raw_mode((bits & 0o7777) as crate::sys::fs::RawMode)
 }

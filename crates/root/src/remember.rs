@@ -11,8 +11,8 @@
 //! Correctness never rests on the watcher alone: a file a tool goes on to open is still checked
 //! against the identity the walk recorded, and a cursor binds that identity.
 
+use crate::sys::fd::AsFd;
 use std::collections::{HashMap, VecDeque};
-use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 

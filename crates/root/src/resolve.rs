@@ -8,10 +8,10 @@
 //! at any component (one `openat2` below the root, or no-follow steps without it), so a link
 //! swapped in after resolution fails the open instead of redirecting it.
 
+use crate::sys::fd::OwnedFd;
 use std::collections::VecDeque;
-use std::os::fd::OwnedFd;
 
-use rustix::fs::FileType;
+use crate::sys::fs::FileType;
 
 use super::dir::{file_type, lstat_at, open_dir_at, reopen};
 use super::location::ChainError;
@@ -66,7 +66,7 @@ impl Root {
                     if hops > MAX_HOPS {
                         return Err(ChainError::ThroughLink);
                     }
-                    let target = rustix::fs::readlinkat(dir, segment.as_str(), Vec::new())
+                    let target = crate::sys::fs::readlinkat(dir, segment.as_str(), Vec::new())
                         .map_err(|_| ChainError::ThroughLink)?;
                     let target = String::from_utf8(target.into_bytes())
                         .map_err(|_| ChainError::ThroughLink)?;

@@ -11,13 +11,13 @@ mod read_ahead;
 
 pub use in_order::{InOrder, Step};
 
-use std::os::fd::OwnedFd;
+use crate::sys::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use rustix::fs::FileType;
+use crate::sys::fs::FileType;
 
 use super::dir::{file_type, open_dir_at, open_dir_chain, reopen};
 use super::remember::{Key, Walked};

@@ -2,10 +2,10 @@
 //! the names read in order, and each entry seen, excluded names and links skipped before any
 //! `stat`. The walks differ only in what they then do with an entry.
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::sys::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::FileType;
+use crate::sys::fs::FileType;
 
 use crate::dir::{file_type, lstat_at, open_dir_at, open_dir_chain, read_names};
 use crate::limits::Ceilings;
@@ -82,7 +82,7 @@ impl<'a> Budget<'a> {
 /// An entry as a walk sees it: its own `lstat`, or, for a followed link, the `lstat` of the
 /// link-free path it resolves to.
 pub(super) struct Seen {
-    pub(super) stat: rustix::fs::Stat,
+    pub(super) stat: crate::sys::fs::Stat,
     /// The entry's link-free path, where it differs from the path the walk reached it by (a
     /// followed link, or anything below one).
     pub(super) target: Option<RelPath>,
@@ -175,7 +175,7 @@ impl Root {
         &self,
         path: &RelPath,
         name: String,
-        stat: Option<rustix::fs::Stat>,
+        stat: Option<crate::sys::fs::Stat>,
     ) -> Option<Entry> {
         let child = RelPath::from_walk(path.join(&name))?;
         if self.selector.excludes(child.as_str()) {
@@ -257,7 +257,7 @@ impl Root {
 }
 
 /// (device, inode) of a directory, to recognise it when a followed link leads back to it.
-pub(super) fn dir_key(stat: &rustix::fs::Stat) -> (u64, u64) {
+pub(super) fn dir_key(stat: &crate::sys::fs::Stat) -> (u64, u64) {
     let identity = Identity::of(stat);
     (identity.dev, identity.ino)
 }

@@ -10,11 +10,11 @@
 //!
 //! [`Root::with_respect_gitignore`]: crate::Root::with_respect_gitignore
 
-use std::os::fd::OwnedFd;
+use crate::sys::fd::OwnedFd;
 
+use crate::sys::fs::FileType;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use rustix::fs::FileType;
 
 use crate::dir::{file_type, lstat_at, open_dir_at};
 use crate::open::open_regular_in;

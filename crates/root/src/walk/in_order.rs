@@ -7,11 +7,11 @@
 //! root's remembered walks when it is small enough to keep; one that starts where a remembered
 //! tree of its scope is kept replays it.
 
+use crate::sys::fd::OwnedFd;
 use std::collections::VecDeque;
-use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-use rustix::fs::FileType;
+use crate::sys::fs::FileType;
 
 use super::entry::{Budget, Entry, dir_key};
 use super::gitignore::{Rules, ignored};
@@ -225,7 +225,7 @@ impl Root {
     /// Enters the root's own directory: the first frame of a live walk.
     fn start(&self, scope: &RelPath, live: &mut Live<'_>) -> Result<(), RootError> {
         let dir = reopen(&self.dir).map_err(|_| RootError::NotServed)?;
-        let stat = rustix::fs::fstat(&dir).map_err(|_| RootError::NotServed)?;
+        let stat = crate::sys::fs::fstat(&dir).map_err(|_| RootError::NotServed)?;
         let listing = self.read_here(live, dir);
         let frame = self.enter(live, listing, RelPath::root(), None, 0, dir_key(&stat))?;
         live.frames.push(frame);

@@ -4,10 +4,10 @@
 //! the selector, charges the budget and checks the call, so the answer and the limit it meets
 //! never depend on scheduling.
 
-use std::os::fd::OwnedFd;
+use crate::sys::fd::OwnedFd;
 use std::sync::mpsc;
 
-use rustix::fs::Stat;
+use crate::sys::fs::Stat;
 
 use crate::compare_utf16;
 use crate::dir::{lstat_at, read_names};

@@ -1,12 +1,12 @@
 //! The inotify watcher (Linux).
 
+use crate::sys::fd::{AsFd, AsRawFd, OwnedFd};
 use std::collections::HashSet;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::Arc;
 
-use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
-use rustix::io::Errno;
+use crate::sys::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+use crate::sys::io::Errno;
 
 use super::{LOCAL_FILESYSTEMS, MAX_WATCHES};
 
@@ -110,7 +110,7 @@ impl Adder {
         let dir = dir.as_fd();
         // `f_type`'s integer type differs between platforms.
         #[allow(clippy::unnecessary_cast)]
-        let local = rustix::fs::fstatfs(dir)
+        let local = crate::sys::fs::fstatfs(dir)
             .is_ok_and(|fs| LOCAL_FILESYSTEMS.contains(&(fs.f_type as i64)));
         if !local {
             return None;
@@ -161,12 +161,12 @@ mod tests {
     use super::*;
 
     fn open_dir(path: &std::path::Path) -> OwnedFd {
-        rustix::fs::open(
+        crate::sys::fs::open(
             path,
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::DIRECTORY
-                | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
+            crate::sys::fs::OFlags::RDONLY
+                | crate::sys::fs::OFlags::DIRECTORY
+                | crate::sys::fs::OFlags::CLOEXEC,
+            crate::sys::fs::Mode::empty(),
         )
         .unwrap()
     }

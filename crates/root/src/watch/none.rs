@@ -2,7 +2,7 @@
 //! walk and every answer comes from a fresh read of the tree. kqueue would need a descriptor
 //! per watched file and FSEvents reports late and coalesced; neither is relied on yet.
 
-use std::os::fd::AsFd;
+use crate::sys::fd::AsFd;
 
 /// Never made on this system: see the module doc.
 #[derive(Debug)]

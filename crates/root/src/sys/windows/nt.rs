@@ -1,0 +1,208 @@
+//! The NT calls behind `fs`: one relative open, information queries and sets, status mapping,
+//! and the name rules that keep a component meaning one plain entry.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+
+use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
+use windows_sys::Wdk::Storage::FileSystem::{
+    FILE_INFORMATION_CLASS, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
+    NTCREATEFILE_CREATE_DISPOSITION, NTCREATEFILE_CREATE_OPTIONS, NtCreateFile,
+    NtQueryInformationFile, NtSetInformationFile,
+};
+use windows_sys::Win32::Foundation::{HANDLE, NTSTATUS, OBJ_CASE_INSENSITIVE, UNICODE_STRING};
+use windows_sys::Win32::Storage::FileSystem::{
+    FILE_ACCESS_RIGHTS, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, SYNCHRONIZE,
+};
+use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
+
+use super::fd::{AsFd, OwnedFd};
+use super::io::{Errno, Result};
+
+/// A reparse tag whose target is another name (symbolic link, junction, mount point): the
+/// kind this root treats as a link. Other tags (cloud placeholders, deduplicated or
+/// compressed files) are the file's own storage.
+pub(super) fn is_name_surrogate(tag: u32) -> bool {
+    tag & 0x2000_0000 != 0
+}
+
+/// Maps an NTSTATUS to the POSIX number the root matches on.
+pub(super) fn errno(status: NTSTATUS) -> Errno {
+    match status as u32 {
+        0xC000_0034 | 0xC000_003A | 0xC000_000F | 0xC000_0056 => Errno::NOENT,
+        0xC000_0035 => Errno::EXIST,
+        0xC000_0022 | 0xC000_0121 => Errno::ACCESS,
+        0xC000_0043 => Errno::BUSY,
+        0xC000_0103 => Errno::NOTDIR,
+        0xC000_00BA => Errno::ISDIR,
+        0xC000_0101 => Errno::NOTEMPTY,
+        0xC000_00D4 => Errno::XDEV,
+        0xC000_0033 | 0xC000_000D | 0xC000_003B => Errno::INVAL,
+        0xC000_00BB | 0xC000_0003 | 0xC000_0002 | 0xC000_0010 => Errno::OPNOTSUPP,
+        0x8000_002D | 0xC000_050B | 0xC000_0275 => Errno::LOOP,
+        0xC000_007F => Errno::NOSPC,
+        0xC000_0106 => Errno::NAMETOOLONG,
+        _ => Errno::IO,
+    }
+}
+
+fn check(status: NTSTATUS) -> Result<()> {
+    // Debug builds: `FSMCP_DEBUG_NT=1` traces every failed NT call, for porting work.
+    #[cfg(debug_assertions)]
+    if status < 0 && std::env::var_os("FSMCP_DEBUG_NT").is_some() {
+        let trace = std::backtrace::Backtrace::force_capture();
+        eprintln!("NT status {:#x} at {trace}", status as u32);
+    }
+    if status >= 0 {
+        Ok(())
+    } else {
+        Err(errno(status))
+    }
+}
+
+/// Whether `name` is one plain entry on Windows: not empty, `.` or `..`; no separator, no
+/// `:` (an alternate data stream), no character Windows reserves, no trailing dot or space
+/// (which Win32 strips, so two names would reach one entry), and no reserved device name
+/// (`CON`, `NUL`, `COM1`, … with any extension).
+pub(super) fn plain_name(name: &str) -> Result<()> {
+    let reserved_char = |c: char| {
+        matches!(c, '\\' | '/' | ':' | '*' | '?' | '"' | '<' | '>' | '|') || (c as u32) < 0x20
+    };
+    if name.is_empty() || name == "." || name == ".." || name.chars().any(reserved_char) {
+        return Err(Errno::INVAL);
+    }
+    if name.ends_with('.') || name.ends_with(' ') {
+        return Err(Errno::INVAL);
+    }
+    if is_device_name(name) {
+        return Err(Errno::INVAL);
+    }
+    Ok(())
+}
+
+/// `CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9` (and their superscript-digit
+/// forms), case-insensitively, alone or before an extension.
+pub(crate) fn is_device_name(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    let upper = stem.to_ascii_uppercase();
+    if matches!(
+        upper.as_str(),
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+    ) {
+        return true;
+    }
+    let mut chars = stem.chars();
+    let prefix: String = chars
+        .by_ref()
+        .take(3)
+        .collect::<String>()
+        .to_ascii_uppercase();
+    let rest: Vec<char> = chars.collect();
+    (prefix == "COM" || prefix == "LPT")
+        && rest.len() == 1
+        && (rest[0].is_ascii_digit() || matches!(rest[0], '¹' | '²' | '³'))
+}
+
+/// The UTF-16 form of `text`.
+pub(super) fn wide(text: &str) -> Vec<u16> {
+    text.encode_utf16().collect()
+}
+
+/// Every share mode: the server never locks another program out of a file it reads.
+pub(super) const SHARE_ALL: u32 = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+
+/// `NtCreateFile(name)` relative to `dir` (a handle; an empty name reopens `dir` itself),
+/// never following a reparse point at the name.
+pub(super) fn create(
+    dir: impl AsFd,
+    name: &str,
+    access: FILE_ACCESS_RIGHTS,
+    disposition: NTCREATEFILE_CREATE_DISPOSITION,
+    options: NTCREATEFILE_CREATE_OPTIONS,
+    attributes: u32,
+) -> Result<OwnedFd> {
+    let dir = dir.as_fd();
+    let mut units = wide(name);
+    let bytes = u16::try_from(units.len() * 2).map_err(|_| Errno::NAMETOOLONG)?;
+    let object_name = UNICODE_STRING {
+        Length: bytes,
+        MaximumLength: bytes,
+        Buffer: units.as_mut_ptr(),
+    };
+    let attrs = OBJECT_ATTRIBUTES {
+        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
+        RootDirectory: dir.raw(),
+        ObjectName: &object_name,
+        // Names compare as the filesystem compares them (case-insensitively on NTFS).
+        Attributes: OBJ_CASE_INSENSITIVE,
+        SecurityDescriptor: std::ptr::null(),
+        SecurityQualityOfService: std::ptr::null(),
+    };
+    let mut handle: HANDLE = std::ptr::null_mut();
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: every pointer is valid for the call; `handle` receives an owned handle on success.
+    let status = unsafe {
+        NtCreateFile(
+            &mut handle,
+            access | SYNCHRONIZE,
+            &attrs,
+            &mut status_block,
+            std::ptr::null(),
+            attributes,
+            SHARE_ALL,
+            disposition,
+            options | FILE_SYNCHRONOUS_IO_NONALERT | FILE_OPEN_REPARSE_POINT,
+            std::ptr::null(),
+            0,
+        )
+    };
+    check(status)?;
+    // SAFETY: the call succeeded, so `handle` is open and ours.
+    Ok(unsafe { OwnedFd::from_raw(handle) })
+}
+
+/// `NtQueryInformationFile` into a `T`.
+pub(super) fn query<T: Default>(fd: impl AsFd, class: FILE_INFORMATION_CLASS) -> Result<T> {
+    let mut info = T::default();
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: `info` is a writable `T` of the size passed.
+    let status = unsafe {
+        NtQueryInformationFile(
+            fd.as_fd().raw(),
+            &mut status_block,
+            (&mut info as *mut T).cast::<c_void>(),
+            size_of::<T>() as u32,
+            class,
+        )
+    };
+    check(status).map(|()| info)
+}
+
+/// `NtSetInformationFile` with `len` bytes at `info`.
+///
+/// # Safety
+/// `info` points to `len` readable bytes laid out as `class` requires.
+pub(super) unsafe fn set(
+    fd: impl AsFd,
+    class: FILE_INFORMATION_CLASS,
+    info: *const c_void,
+    len: usize,
+) -> Result<()> {
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: as the caller promises.
+    let status = unsafe {
+        NtSetInformationFile(
+            fd.as_fd().raw(),
+            &mut status_block,
+            info,
+            u32::try_from(len).map_err(|_| Errno::NAMETOOLONG)?,
+            class,
+        )
+    };
+    check(status)
+}
+
+/// The raw result of an NT call that fills a caller's buffer, for directory reads.
+pub(super) fn status(status: NTSTATUS) -> Result<()> {
+    check(status)
+}
