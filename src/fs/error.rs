@@ -220,6 +220,11 @@ pub enum FsError {
     /// A mutation the filesystem refused.
     #[error("'{0}' could not be changed: the filesystem refused")]
     Refused(String),
+    /// A file another program holds open without sharing it (Windows).
+    #[error(
+        "'{0}' is open in another program that does not let it be read or replaced; close it there, then call again"
+    )]
+    InUse(String),
     /// A malformed `_expected-revisions`.
     #[error("_expected-revisions must be an object mapping path arguments to revision tokens")]
     RevisionsInvalid,
@@ -340,6 +345,7 @@ impl FsError {
             }
             (RootError::ReadFailed | RootError::Changed, Some(given)) => FsError::Changed(given),
             (RootError::WriteFailed, Some(given)) => FsError::Refused(given),
+            (RootError::InUse, Some(given)) => FsError::InUse(given),
             (other, _) => FsError::Root(other),
         }
     }

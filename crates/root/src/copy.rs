@@ -399,7 +399,8 @@ impl Root {
         seen: &Identity,
     ) -> Result<ReadFile, CopyError> {
         let file = open_regular(&self.dir, dir, path).map_err(|e| match e {
-            NotOpened::Denied => CopyError::Unreadable(String::new()),
+            // Held open elsewhere without sharing (Windows): as unreadable as a denied file.
+            NotOpened::Denied | NotOpened::InUse => CopyError::Unreadable(String::new()),
             NotOpened::Refused => CopyError::Changed,
         })?;
         if file.identity() != *seen {

@@ -40,6 +40,10 @@ pub enum RootError {
     /// The bytes could not be written and committed.
     #[error("write failed")]
     WriteFailed,
+    /// Another program holds the file open without sharing it (Windows: a sharing violation,
+    /// or a replace refused while the file is open elsewhere).
+    #[error("file is open in another program that does not share it")]
+    InUse,
     /// The call ran past its `--max-call-seconds` deadline.
     #[error(
         "the call ran past its time limit (--max-call-seconds); narrow it to a smaller path, pattern or page and call again"

@@ -44,7 +44,7 @@ pub(crate) fn replace_in(
                 OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
                 Mode::empty(),
             )
-            .map_err(|_| RootError::NotWritable)?;
+            .map_err(|e| in_use_or(e, RootError::NotWritable))?;
             let stat = crate::sys::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
             if file_type(&stat) != FileType::RegularFile {
                 return Err(RootError::NotWritable);
@@ -81,7 +81,10 @@ pub(crate) fn replace_in(
                 Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
                     RootError::NotWritable
                 }
-                _ => RootError::WriteFailed,
+                // Windows replaces no file another program holds open (the temp file beside
+                // it was just made, so the directory's permissions are not what refused).
+                Errno::ACCESS if cfg!(windows) => RootError::InUse,
+                e => in_use_or(e, RootError::WriteFailed),
             })
         });
     if committed.is_err() {
@@ -91,6 +94,15 @@ pub(crate) fn replace_in(
     // The rename is durable only once the directory itself is synced.
     let _ = crate::platform::sync(dir);
     Ok(())
+}
+
+/// [`RootError::InUse`] for a sharing violation (Windows), else `otherwise`.
+fn in_use_or(errno: Errno, otherwise: RootError) -> RootError {
+    if cfg!(windows) && errno == Errno::BUSY {
+        RootError::InUse
+    } else {
+        otherwise
+    }
 }
 
 /// A fresh random name of the reserved temp form, which no walk shows and no path names.

@@ -208,20 +208,26 @@ pub(crate) enum NotOpened {
     Denied,
     /// Gone, replaced, not a regular file, or refused for another reason.
     Refused,
+    /// Another program holds it open without sharing it (Windows).
+    InUse,
 }
 
 impl From<Errno> for NotOpened {
     fn from(errno: Errno) -> NotOpened {
         match errno {
             Errno::ACCESS | Errno::PERM => NotOpened::Denied,
+            Errno::BUSY if cfg!(windows) => NotOpened::InUse,
             _ => NotOpened::Refused,
         }
     }
 }
 
 impl From<NotOpened> for RootError {
-    fn from(_: NotOpened) -> RootError {
-        RootError::NotReadable
+    fn from(not: NotOpened) -> RootError {
+        match not {
+            NotOpened::InUse => RootError::InUse,
+            _ => RootError::NotReadable,
+        }
     }
 }
 

@@ -5,6 +5,11 @@
 //! inside one segment, and every other character is literal. (The `fs` tools' own patterns are
 //! ripgrep's globs, compiled in the engine.) A [`Selector`] combines the operator's includes and
 //! excludes with the built-in default excludes (matched without regard to case).
+//!
+//! Where the filesystem usually ignores case (macOS, Windows), `NODE_MODULES/x` or `.ENV`
+//! would open what `node_modules/**` or `.env` hides, so there the operator's excludes are
+//! matched without regard to case too ([`EXCLUDES_IGNORE_CASE`]). Includes stay as written:
+//! a path spelt in another case than an include is refused, which fails closed.
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
@@ -157,6 +162,9 @@ impl LazySet {
     }
 }
 
+/// Whether the operator's excludes ignore case: on the systems whose filesystems usually do.
+pub const EXCLUDES_IGNORE_CASE: bool = cfg!(any(windows, target_vendor = "apple"));
+
 /// Decides which paths a root serves. Built once per root; matching never re-parses a glob.
 #[derive(Debug, Clone)]
 pub struct Selector {
@@ -169,10 +177,20 @@ pub struct Selector {
 impl Selector {
     /// A selector over the operator's globs, with or without the built-in default excludes.
     pub fn new(includes: &[String], excludes: &[String], default_excludes: bool) -> Selector {
+        Selector::with_exclude_case(includes, excludes, default_excludes, EXCLUDES_IGNORE_CASE)
+    }
+
+    /// [`Selector::new`] with the operator's excludes matched with or without regard to case.
+    fn with_exclude_case(
+        includes: &[String],
+        excludes: &[String],
+        default_excludes: bool,
+        ignore_case: bool,
+    ) -> Selector {
         Selector {
             includes: includes.to_vec(),
             include_set: LazySet::new(includes.to_vec(), false),
-            exclude_set: LazySet::new(excludes.to_vec(), false),
+            exclude_set: LazySet::new(excludes.to_vec(), ignore_case),
             default_set: default_excludes.then(|| LazySet::new(self::default_excludes(), true)),
         }
     }
@@ -192,7 +210,8 @@ impl Selector {
         }
     }
 
-    /// An operator exclude (case-sensitive) or a built-in one (case-insensitive) matches.
+    /// An operator exclude (case-sensitive but where [`EXCLUDES_IGNORE_CASE`]) or a built-in
+    /// one (case-insensitive) matches.
     pub fn excludes(&self, path: &str) -> bool {
         self.exclude_set.is_match(path)
             || self.default_set.as_ref().is_some_and(|s| s.is_match(path))
@@ -269,10 +288,27 @@ mod tests {
     #[test]
     fn selector_rules() {
         assert!(!sel(&[], &["x"], true).selects("anything"));
-        let s = sel(&["**"], &["build/**", "secret"], true);
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (all, excluded) = (v(&["**"]), v(&["build/**", "secret"]));
+        let s = Selector::with_exclude_case(&all, &excluded, true, false);
         assert!(s.selects("a.txt"));
         assert!(!s.selects("build/x.txt"));
         assert!(s.selects("Build/x.txt"));
+        // Where filesystems ignore case, no spelling of an excluded path gets through.
+        let folded = Selector::with_exclude_case(&all, &excluded, true, true);
+        for path in [
+            "build/x.txt",
+            "Build/x.txt",
+            "BUILD/x.txt",
+            "SECRET",
+            "a.txt",
+        ] {
+            assert_eq!(folded.selects(path), path == "a.txt", "{path}");
+        }
+        assert_eq!(
+            sel(&["**"], &["build/**"], true).selects("Build/x.txt"),
+            !EXCLUDES_IGNORE_CASE
+        );
         assert!(!s.selects("NODE_MODULES/pkg.js"));
         assert!(!s.selects(".ENV"));
         assert!(!s.selects("SERVER.PEM"));

@@ -10,16 +10,17 @@ use std::os::windows::ffi::OsStrExt;
 use std::path::Path;
 
 use windows_sys::Wdk::Storage::FileSystem::{
-    FILE_BASIC_INFORMATION, FILE_CREATE, FILE_DIRECTORY_FILE, FILE_DISPOSITION_DELETE,
-    FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_INFORMATION,
-    FILE_DISPOSITION_INFORMATION_EX, FILE_DISPOSITION_POSIX_SEMANTICS, FILE_NON_DIRECTORY_FILE,
-    FILE_OPEN, FILE_OPEN_IF, FILE_OVERWRITE, FILE_OVERWRITE_IF, FILE_RENAME_INFORMATION,
-    FILE_RENAME_POSIX_SEMANTICS, FILE_RENAME_REPLACE_IF_EXISTS, FileAttributeTagInformation,
-    FileBasicInformation, FileDispositionInformation, FileDispositionInformationEx,
+    FILE_BASIC_INFORMATION, FILE_BOTH_DIR_INFORMATION, FILE_CREATE, FILE_DIRECTORY_FILE,
+    FILE_DISPOSITION_DELETE, FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE,
+    FILE_DISPOSITION_INFORMATION, FILE_DISPOSITION_INFORMATION_EX,
+    FILE_DISPOSITION_POSIX_SEMANTICS, FILE_NON_DIRECTORY_FILE, FILE_OPEN, FILE_OPEN_IF,
+    FILE_OVERWRITE, FILE_OVERWRITE_IF, FILE_RENAME_INFORMATION, FILE_RENAME_POSIX_SEMANTICS,
+    FILE_RENAME_REPLACE_IF_EXISTS, FileAttributeTagInformation, FileBasicInformation,
+    FileBothDirectoryInformation, FileDispositionInformation, FileDispositionInformationEx,
     FileNamesInformation, FileRenameInformation, FileRenameInformationEx, NtQueryDirectoryFile,
 };
 use windows_sys::Wdk::System::SystemServices::FILE_ATTRIBUTE_TAG_INFORMATION;
-use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE, UNICODE_STRING};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, CreateFileW, DELETE, FILE_ACCESS_RIGHTS, FILE_ATTRIBUTE_DIRECTORY,
     FILE_ATTRIBUTE_NORMAL, FILE_ATTRIBUTE_READONLY, FILE_ATTRIBUTE_REPARSE_POINT,
@@ -259,6 +260,7 @@ fn parent_of<'p>(dir: BorrowedFd<'_>, path: &'p str) -> Result<(Option<OwnedFd>,
     for part in parts {
         plain_name(last)?;
         let from = holder.as_ref().map_or(dir, AsFd::as_fd);
+        no_short_alias(from, last)?;
         let next = nt::create(from, last, DIR_ACCESS, FILE_OPEN, FILE_DIRECTORY_FILE, 0)?;
         if is_link(&next)? {
             return Err(Errno::LOOP);
@@ -267,7 +269,68 @@ fn parent_of<'p>(dir: BorrowedFd<'_>, path: &'p str) -> Result<(Option<OwnedFd>,
         last = part;
     }
     plain_name(last)?;
+    no_short_alias(holder.as_ref().map_or(dir, AsFd::as_fd), last)?;
     Ok((holder, last))
+}
+
+/// Refuses `name` when it reaches an entry only as that entry's 8.3 short name
+/// (`NODE_M~1` for `node_modules`): the selector judges the name given, so an alias would
+/// reach what an exclude hides. Only a name with `~` can be one; it is looked up in `dir`
+/// (through a handle of its own, since a directory handle keeps its first search pattern)
+/// and must come back as the entry's long name.
+fn no_short_alias(dir: BorrowedFd<'_>, name: &str) -> Result<()> {
+    if !name.contains('~') {
+        return Ok(());
+    }
+    let search = reopen(dir, FILE_LIST_DIRECTORY)?;
+    let mut units = nt::wide(name);
+    let bytes = u16::try_from(units.len() * 2).map_err(|_| Errno::NAMETOOLONG)?;
+    let pattern = UNICODE_STRING {
+        Length: bytes,
+        MaximumLength: bytes,
+        Buffer: units.as_mut_ptr(),
+    };
+    let mut buffer = vec![0u64; 512];
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: the buffer holds the bytes passed; a synchronous handle completes the call.
+    let status = unsafe {
+        NtQueryDirectoryFile(
+            search.as_fd().raw(),
+            std::ptr::null_mut(),
+            None,
+            std::ptr::null(),
+            &mut status_block,
+            buffer.as_mut_ptr().cast(),
+            (buffer.len() * 8) as u32,
+            FileBothDirectoryInformation,
+            true,
+            &pattern,
+            true,
+        )
+    };
+    if status < 0 {
+        // Nothing by that name: the open that follows says so.
+        return Ok(());
+    }
+    let base = buffer.as_ptr().cast::<u8>();
+    let read_u32 = |offset: usize| {
+        // SAFETY: the record lies within the bytes the call filled.
+        unsafe { std::ptr::read_unaligned(base.add(offset).cast::<u32>()) }
+    };
+    let length = read_u32(offset_of!(FILE_BOTH_DIR_INFORMATION, FileNameLength)) as usize;
+    let at = offset_of!(FILE_BOTH_DIR_INFORMATION, FileName);
+    let long: Vec<u16> = (0..length / 2)
+        .map(|i| {
+            // SAFETY: as above; the name follows the fixed fields.
+            unsafe { std::ptr::read_unaligned(base.add(at + 2 * i).cast::<u16>()) }
+        })
+        .collect();
+    let long = String::from_utf16_lossy(&long);
+    if long.to_lowercase() == name.to_lowercase() {
+        Ok(())
+    } else {
+        Err(Errno::NOENT)
+    }
 }
 
 /// The text of a path argument (every name here is UTF-8, as `RelPath` made it).
