@@ -40,7 +40,11 @@ impl RelPath {
         }
         let mut normalized = String::with_capacity(value.len());
         for segment in value.split('/').filter(|s| !s.is_empty()) {
-            if segment == "." || segment == ".." || is_device_name(segment) || is_reserved(segment)
+            if segment == "."
+                || segment == ".."
+                || is_device_name(segment)
+                || is_reserved(segment)
+                || (cfg!(windows) && is_windows_alias(segment))
             {
                 return Err(PathError);
             }
@@ -169,9 +173,21 @@ fn has_drive_prefix(value: &str) -> bool {
     bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
 }
 
+/// On Windows a segment with `:` names an alternate data stream of another entry (`a.txt:x`),
+/// one ending in a dot or space names the entry without it (Win32 strips them), and `*?"<>|`
+/// and control characters are no part of any name: each would reach something other than the
+/// entry it spells, so each is refused there (elsewhere they are ordinary names).
+pub(crate) fn is_windows_alias(segment: &str) -> bool {
+    segment.ends_with('.')
+        || segment.ends_with(' ')
+        || segment
+            .chars()
+            .any(|c| matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') || (c as u32) < 0x20)
+}
+
 /// Windows reserves these names in every directory, with or without an extension; a file so
 /// named cannot be created or read there, so fsmcp refuses them on every platform alike.
-fn is_device_name(segment: &str) -> bool {
+pub(crate) fn is_device_name(segment: &str) -> bool {
     let stem = segment
         .split('.')
         .next()
@@ -210,6 +226,29 @@ pub fn compare_utf16(a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_aliases_are_refused_there_and_ordinary_elsewhere() {
+        for segment in [
+            "a.txt:secret",
+            "a.txt::$DATA",
+            "x.",
+            "x ",
+            "a*b",
+            "a?",
+            "a|b",
+            "a\tb",
+        ] {
+            assert!(is_windows_alias(segment), "{segment}");
+            assert_eq!(
+                RelPath::parse(&format!("d/{segment}")).is_err(),
+                cfg!(windows)
+            );
+        }
+        for segment in ["a.txt", ".env", "x.y.z", "a b", "~1", "NODE_M~1"] {
+            assert!(!is_windows_alias(segment), "{segment}");
+        }
+    }
 
     #[test]
     fn accepts_and_normalizes() {

@@ -60,47 +60,22 @@ fn check(status: NTSTATUS) -> Result<()> {
     }
 }
 
-/// Whether `name` is one plain entry on Windows: not empty, `.` or `..`; no separator, no
-/// `:` (an alternate data stream), no character Windows reserves, no trailing dot or space
-/// (which Win32 strips, so two names would reach one entry), and no reserved device name
-/// (`CON`, `NUL`, `COM1`, … with any extension).
+/// Whether `name` is one plain entry on Windows: not empty, `.` or `..`, no separator, and
+/// none of the spellings `RelPath` refuses there (an alternate data stream, a trailing dot or
+/// space, a reserved character or device name). Names reach here from paths already parsed;
+/// this is the door's own check, for every caller.
 pub(super) fn plain_name(name: &str) -> Result<()> {
-    let reserved_char = |c: char| {
-        matches!(c, '\\' | '/' | ':' | '*' | '?' | '"' | '<' | '>' | '|') || (c as u32) < 0x20
-    };
-    if name.is_empty() || name == "." || name == ".." || name.chars().any(reserved_char) {
-        return Err(Errno::INVAL);
-    }
-    if name.ends_with('.') || name.ends_with(' ') {
-        return Err(Errno::INVAL);
-    }
-    if is_device_name(name) {
+    use crate::relpath::{is_device_name, is_windows_alias};
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || is_windows_alias(name)
+        || is_device_name(name)
+    {
         return Err(Errno::INVAL);
     }
     Ok(())
-}
-
-/// `CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9` (and their superscript-digit
-/// forms), case-insensitively, alone or before an extension.
-pub(crate) fn is_device_name(name: &str) -> bool {
-    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
-    let upper = stem.to_ascii_uppercase();
-    if matches!(
-        upper.as_str(),
-        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
-    ) {
-        return true;
-    }
-    let mut chars = stem.chars();
-    let prefix: String = chars
-        .by_ref()
-        .take(3)
-        .collect::<String>()
-        .to_ascii_uppercase();
-    let rest: Vec<char> = chars.collect();
-    (prefix == "COM" || prefix == "LPT")
-        && rest.len() == 1
-        && (rest[0].is_ascii_digit() || matches!(rest[0], '¹' | '²' | '³'))
 }
 
 /// The UTF-16 form of `text`.
