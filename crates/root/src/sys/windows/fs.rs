@@ -477,14 +477,20 @@ pub fn statat(dir: impl AsFd, path: impl AsRef<Path>, _flags: AtFlags) -> Result
     )?)
 }
 
-/// `fsync`: `FlushFileBuffers` (a directory handle without write access cannot be flushed;
-/// NTFS journals its entries itself).
+/// `fsync`: `FlushFileBuffers`. A directory handle opened for reading cannot be flushed, and
+/// needs none: NTFS journals a directory's entries itself, so a directory counts as synced.
 pub fn fsync(fd: impl AsFd) -> Result<()> {
+    let fd = fd.as_fd();
     // SAFETY: the handle is open (borrowed).
-    if unsafe { FlushFileBuffers(fd.as_fd().raw()) } == 0 {
-        return Err(Errno::last());
+    if unsafe { FlushFileBuffers(fd.raw()) } != 0 {
+        return Ok(());
     }
-    Ok(())
+    let error = Errno::last();
+    let basic: FILE_BASIC_INFORMATION = nt::query(fd, FileBasicInformation)?;
+    if basic.FileAttributes & FILE_ATTRIBUTE_DIRECTORY != 0 {
+        return Ok(());
+    }
+    Err(error)
 }
 
 /// `unlinkat`: removes the entry itself (a link, never its target) by its handle, with POSIX
