@@ -603,8 +603,8 @@ fn call_refuses_arguments_that_repeat_a_key() {
 /// Runs the binary with its stdout (and, with `stderr_too`, its stderr) a pipe whose reader is
 /// already gone, as `fsmcp … | true` does.
 fn run_into_closed_pipe(args: &[&str], stderr_too: bool) -> (std::process::ExitStatus, String) {
-    use std::process::{Command, Stdio};
-    let mut command = Command::new(BIN);
+    use std::process::Stdio;
+    let mut command = fsmcp_command();
     command
         .args(args)
         .stdin(Stdio::null())

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -183,7 +183,7 @@ fn killed_round(
     after: u64,
     delay: Duration,
 ) -> Round {
-    let mut child = Command::new(BIN)
+    let mut child = fsmcp_command()
         .args(server_args(root))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -233,9 +233,9 @@ fn killed_round(
             sent
         });
         // Kill once `after` requests are on their way, plus the delay.
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + timeout();
         loop {
-            match sent_rx.recv_timeout(TIMEOUT) {
+            match sent_rx.recv_timeout(timeout()) {
                 Ok(n) if n >= after => break,
                 Ok(_) => {}
                 Err(_) => panic!("the server took none of {after} requests"),

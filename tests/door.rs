@@ -6,7 +6,9 @@
 //! in force.
 //!
 //! Without `strace` (or where it may not trace) the traced tests say they were skipped; under
-//! `CI=true` they fail instead, so CI never passes them without looking.
+//! `CI=true` they fail instead, so CI never passes them without looking. Under an emulator
+//! (`FSMCP_TEST_RUNNER`) they say so and skip too: strace would trace the emulator's system
+//! calls, not the ones the binary asks for.
 
 // Tests build their roots with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -72,8 +74,15 @@ fn cannot_trace(problem: &str) -> bool {
     false
 }
 
-/// Whether `strace` is installed and may trace a child here.
+/// Whether `strace` is installed and may trace a child here, and what it traces is the
+/// binary's own system calls (not an emulator's, under `FSMCP_TEST_RUNNER`).
 fn strace_works() -> bool {
+    if skip_under_runner(
+        "strace would see the emulator's system calls (which it makes on the binary's behalf \
+         or answers itself), not the binary's openat2",
+    ) {
+        return false;
+    }
     match Command::new("strace")
         .args(["-f", "-o", "/dev/null", "true"])
         .output()
@@ -167,7 +176,7 @@ fn traced(tree: &Tree, tool: &str, path: &str, extra: &[&str]) -> Vec<Open> {
     command
         .args(["-f", "-s", "4096", "-e", "trace=openat2,openat", "-o"])
         .arg(&log)
-        .arg(BIN)
+        .args(fsmcp_argv())
         .args(call_args(tree, tool, path, extra))
         .env_remove("FSMCP_TEST_NO_OPENAT2")
         .env_remove("FSMCP_TEST_PORTABLE");

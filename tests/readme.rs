@@ -218,7 +218,7 @@ fn all_tools() -> Vec<String> {
 /// Checks that the binary accepts `args` (roots already in place) without serving: exit 0 from
 /// `--describe`, run in `cwd`.
 fn accepts(args: &[String], cwd: &Path, what: &str) {
-    let mut command = Command::new(BIN);
+    let mut command = fsmcp_command();
     command.args(args).arg("--describe").current_dir(cwd);
     let (status, stdout, stderr) = run_command(command);
     assert_eq!(
@@ -345,7 +345,7 @@ impl Session {
     }
 
     fn fsmcp(&mut self, stages: &[Vec<String>], expected: &str, at: &str) {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.args(&stages[0][1..]).current_dir(self.dir.path());
         let (status, stdout, stderr) = run_command(command);
         match stages {
@@ -375,7 +375,7 @@ impl Session {
     fn cargo_run(&mut self, words: &[String], expected: &str, at: &str) {
         assert_eq!(&words[..4], ["cargo", "run", "--release", "--"], "{at}");
         assert!(expected.is_empty(), "{at}: output shown for cargo run");
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.args(&words[4..]).current_dir(REPO);
         let (status, stdout, stderr) = run_command(command);
         assert_eq!(status.code(), Some(0), "{at}: {stderr}");
@@ -623,6 +623,8 @@ fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
         .split(", ")
         .map(str::to_owned)
         .collect();
+    // The page describes the host build: cargo's own binary (BIN), not a FSMCP_TEST_BINARY
+    // built for another platform, whose C library may be split otherwise (libpthread, libdl).
     let Ok(out) = Command::new("readelf").args(["-d", BIN]).output() else {
         eprintln!("skipped: no readelf to list the libraries the binary links");
         return;

@@ -485,7 +485,7 @@ fn assert_http_recipe_serves(run: &DockerRun, mut argv: Vec<String>) {
         run.line
     );
     argv[at + 1] = "0.0.0.0:0".to_owned();
-    let mut command = Command::new(BIN);
+    let mut command = fsmcp_command();
     command.args(&argv).env_clear();
     for name in &run.env {
         command.env(name, TEST_TOKEN);

@@ -34,7 +34,7 @@ fn prlimit_works() -> bool {
 /// The binary under `prlimit` with `limits` (e.g. `--as=1073741824`) and `args`.
 fn limited(limits: &[&str], args: &[&str]) -> Command {
     let mut command = Command::new("prlimit");
-    command.args(limits).arg("--").arg(BIN).args(args);
+    command.args(limits).arg("--").args(fsmcp_argv()).args(args);
     command
 }
 

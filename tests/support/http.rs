@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{BIN, modern_meta};
+use super::{fsmcp_command, modern_meta};
 
 /// An HTTP endpoint on loopback: an fsmcp instance, or a proxy in front of some.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +46,7 @@ impl HttpServer {
 
     /// Starts the binary with exactly `args` (which must make it serve HTTP on 127.0.0.1).
     pub fn start_args(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.args(args);
         for (name, value) in env {
             command.env(name, value);

@@ -10,6 +10,23 @@
 //! rebuild the signed cursor format so tests can forge and inspect cursors. [`each_case`] runs a
 //! table of cases and names every case that fails.
 //!
+//! The binary under test is the one cargo built for the host unless two environment variables
+//! say otherwise, so the same suites can run a binary built for another platform through an
+//! emulator:
+//!
+//! * `FSMCP_TEST_BINARY`: the path of the fsmcp binary to test (default: cargo's
+//!   `CARGO_BIN_EXE_fsmcp`, [`BIN`]).
+//! * `FSMCP_TEST_RUNNER`: a command that runs it, as whitespace-separated words put before the
+//!   binary's path (e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`); default none. Some tests
+//!   start the binary with an empty environment, so the runner's words, not its environment
+//!   (`QEMU_LD_PREFIX`), must carry what it needs. With a runner set, every wait is
+//!   [`RUNNER_SLOWDOWN`] times longer ([`timeout`]), and the few tests that cannot hold under
+//!   an emulator (they trace, measure or signal the server's own process) print a line
+//!   starting `skipped:` and return ([`skip_under_runner`]).
+//!
+//! Every test starts the binary through [`fsmcp_command`] (or [`fsmcp_argv`] behind a wrapper
+//! such as `setpriv`), never through [`BIN`] directly.
+//!
 //! ```ignore
 //! let tree = Tree::new().file("lib/a.txt", "alpha\n");
 //! let mut server = Server::serving(&tree);
@@ -23,6 +40,7 @@ use hmac::{KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -38,15 +56,28 @@ pub mod race;
 pub mod recipes;
 pub mod ripgrep;
 
-/// The binary under test.
+/// The fsmcp binary cargo built for these tests: the binary under test unless
+/// `FSMCP_TEST_BINARY` names another. Start it with [`fsmcp_command`]; [`binary`] is the path
+/// of the binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_fsmcp");
+/// The environment variable naming the fsmcp binary to test instead of [`BIN`] (one built for
+/// another platform, say).
+pub const BINARY_VAR: &str = "FSMCP_TEST_BINARY";
+/// The environment variable holding the command that runs the binary under test: words split
+/// on whitespace and put before the binary's path, such as `qemu-aarch64 -L
+/// /usr/aarch64-linux-gnu`. Unset or blank: the binary runs directly.
+pub const RUNNER_VAR: &str = "FSMCP_TEST_RUNNER";
+/// How many times longer every wait is when a runner is set (an emulator such as qemu-user
+/// runs the binary several times slower than the host would).
+pub const RUNNER_SLOWDOWN: u32 = 4;
 /// The crate version, which the server announces.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The modern protocol revision.
 pub const MODERN: &str = "2026-07-28";
 /// The legacy (initialize handshake) protocol revision.
 pub const LEGACY: &str = "2025-11-25";
-/// How long any single response (or exit) may take before the test fails.
+/// How long any single response (or exit) may take on the host before the test fails; see
+/// [`timeout`] for the wait in force.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// The deterministic cursor key the contract's test vectors use: 32 bytes of 0x07.
 pub const TEST_KEY: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc";
@@ -60,6 +91,120 @@ pub const READ_TOOLS: [&str; 4] = [
     "search_text",
     "read_text_file",
 ];
+
+// ---------------------------------------------------------------------------------------------
+// The binary under test, and the runner it may need
+// ---------------------------------------------------------------------------------------------
+
+/// The path of the fsmcp binary under test: `FSMCP_TEST_BINARY` when set and not empty, else
+/// [`BIN`], the one cargo built.
+pub fn binary() -> PathBuf {
+    match std::env::var_os(BINARY_VAR) {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => PathBuf::from(BIN),
+    }
+}
+
+/// The words of `FSMCP_TEST_RUNNER`, split on whitespace: the emulator command (and its
+/// options) the binary runs under; empty when there is none.
+pub fn runner() -> Vec<String> {
+    std::env::var(RUNNER_VAR)
+        .map(|words| words.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The argv that runs the binary under test: the runner's words, then the binary's path. For
+/// a wrapper (`setpriv`, `strace`, `prlimit`) that takes the command to run as its arguments.
+pub fn fsmcp_argv() -> Vec<OsString> {
+    let mut argv: Vec<OsString> = runner().into_iter().map(OsString::from).collect();
+    argv.push(binary().into_os_string());
+    argv
+}
+
+/// A [`Command`] that runs the binary under test, no arguments yet: `FSMCP_TEST_BINARY` (or
+/// [`BIN`]) under the `FSMCP_TEST_RUNNER` words when they are set. Every test starts fsmcp
+/// through this (or [`fsmcp_argv`]), so the suites can run a binary built for another platform
+/// through an emulator.
+pub fn fsmcp_command() -> Command {
+    let mut argv = fsmcp_argv().into_iter();
+    let mut command = Command::new(argv.next().expect("the argv names a program"));
+    command.args(argv);
+    command
+}
+
+/// Whether the binary runs under a runner (`FSMCP_TEST_RUNNER` has words).
+pub fn under_runner() -> bool {
+    !runner().is_empty()
+}
+
+/// For a test that cannot hold when the binary runs under an emulator (it traces, measures or
+/// signals the server's own process, which is then the emulator's): with a runner set, prints
+/// `skipped: <why>` and returns true, and the test returns early. Without one, false.
+pub fn skip_under_runner(why: &str) -> bool {
+    if !under_runner() {
+        return false;
+    }
+    eprintln!(
+        "skipped: {why} (under {RUNNER_VAR}={:?})",
+        runner().join(" ")
+    );
+    true
+}
+
+/// Whether the binary under test has the debug build's test-only fault hook
+/// (`FSMCP_TEST_FAULT`), which a release build leaves out. Asked of the binary once: a `--call`
+/// of `fs_list` told to panic fails only where the hook is compiled in. The binary cargo built
+/// for these tests in a debug profile must have it.
+pub fn fault_hook_compiled() -> bool {
+    static COMPILED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *COMPILED.get_or_init(|| {
+        let tree = Tree::new().file("a.txt", "alpha\n");
+        let root = tree.path().to_str().expect("a UTF-8 temporary path");
+        let (status, stdout, _) = run_with_env(
+            &[
+                "--root",
+                root,
+                "--include",
+                "**",
+                "--tools",
+                "fs",
+                "--call",
+                "fs_list",
+            ],
+            &[("FSMCP_TEST_FAULT", "fs_list:panic")],
+        );
+        let compiled = status.code() == Some(1) && stdout.contains("internal error");
+        assert!(
+            compiled || binary() != Path::new(BIN) || !cfg!(debug_assertions),
+            "the debug binary cargo built has no fault hook: {status:?} {stdout}"
+        );
+        compiled
+    })
+}
+
+/// For a test that injects a fault through `FSMCP_TEST_FAULT`: when the binary under test has
+/// no fault hook (a release build given as `FSMCP_TEST_BINARY`), prints `skipped: …` and
+/// returns true, and the test returns early.
+pub fn skip_without_fault_hook() -> bool {
+    if fault_hook_compiled() {
+        return false;
+    }
+    eprintln!(
+        "skipped: the binary under test ({}) has no FSMCP_TEST_FAULT hook (a release build)",
+        binary().display()
+    );
+    true
+}
+
+/// How long any single response (or exit) may take: [`TIMEOUT`], [`RUNNER_SLOWDOWN`] times
+/// longer under a runner.
+pub fn timeout() -> Duration {
+    if under_runner() {
+        TIMEOUT * RUNNER_SLOWDOWN
+    } else {
+        TIMEOUT
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Tree: a root in a temporary directory
@@ -267,9 +412,9 @@ pub fn unprivileged_server(tree: &Tree, args: &[&str]) -> Option<Server> {
             &format!("--reuid={UNPRIVILEGED}"),
             &format!("--regid={UNPRIVILEGED}"),
             "--clear-groups",
-            BIN,
-            "--root",
         ])
+        .args(fsmcp_argv())
+        .arg("--root")
         .arg(tree.path())
         .args(args);
     Some(Server::start_command(command))
@@ -340,7 +485,7 @@ impl Server {
 
     /// Starts `fsmcp --root <root> <args…>` with extra environment variables.
     pub fn start_with_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.arg("--root").arg(root).args(args);
         Server::spawn(command, env)
     }
@@ -349,7 +494,7 @@ impl Server {
     /// (`RLIMIT_AS`), so a test of memory use cannot take the machine's memory.
     pub fn start_limited(root: &Path, args: &[&str], bytes: u64) -> Server {
         use std::os::unix::process::CommandExt;
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.arg("--root").arg(root).args(args);
         let limit = rustix::process::Rlimit {
             current: Some(bytes),
@@ -368,7 +513,7 @@ impl Server {
 
     /// Starts the binary with exactly these arguments (no `--root` added).
     pub fn start_args(args: &[&str]) -> Server {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.args(args);
         Server::spawn(command, &[])
     }
@@ -376,7 +521,7 @@ impl Server {
     /// Starts the binary with exactly `args` and no environment at all, as a host that passes
     /// none spawns it.
     pub fn start_hermetic(args: &[&str]) -> Server {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command.args(args).env_clear();
         Server::spawn(command, &[])
     }
@@ -442,10 +587,11 @@ impl Server {
             .expect("write to the server's stdin");
     }
 
-    /// The next stdout line, which must be one JSON value; fails after [`TIMEOUT`].
+    /// The next stdout line, which must be one JSON value; fails after [`timeout`].
     pub fn next_message(&mut self) -> Value {
-        self.next_message_within(TIMEOUT)
-            .unwrap_or_else(|| panic!("no message from the server within {TIMEOUT:?}"))
+        let wait = timeout();
+        self.next_message_within(wait)
+            .unwrap_or_else(|| panic!("no message from the server within {wait:?}"))
     }
 
     /// The next stdout line if one arrives within `wait`.
@@ -744,7 +890,8 @@ pub fn schema_error(tool: &str, errors: &str) -> String {
 }
 
 fn wait_with_timeout(child: &mut Child) -> ExitStatus {
-    let deadline = Instant::now() + TIMEOUT;
+    let wait = timeout();
+    let deadline = Instant::now() + wait;
     loop {
         if let Some(status) = child.try_wait().expect("try_wait") {
             return status;
@@ -752,7 +899,7 @@ fn wait_with_timeout(child: &mut Child) -> ExitStatus {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("the server did not exit within {TIMEOUT:?}");
+            panic!("the server did not exit within {wait:?}");
         }
         thread::sleep(Duration::from_millis(10));
     }
@@ -787,14 +934,14 @@ pub fn config_error_with_env(args: &[&str], env: &[(&str, &str)]) -> String {
 
 /// [`run`] with extra environment variables.
 pub fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
-    let mut command = Command::new(BIN);
+    let mut command = fsmcp_command();
     command.args(args).envs(env.iter().copied());
     run_command(command)
 }
 
 /// [`run`] from another working directory.
 pub fn run_in(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
-    let mut command = Command::new(BIN);
+    let mut command = fsmcp_command();
     command.args(args).current_dir(cwd);
     run_command(command)
 }

@@ -25,11 +25,10 @@
 //! starts_and_lists(&run.unwrap().argv(tree.path().to_str().unwrap()), &[], "the README");
 //! ```
 
-use super::{BIN, LEGACY, Server, TEST_KEY, Tree, run_command};
+use super::{LEGACY, Server, TEST_KEY, Tree, fsmcp_command, run_command};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The repository root.
 pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
@@ -309,7 +308,7 @@ fn walk_launches(value: &Value, at: &str, out: &mut Vec<Launch>) {
 /// least one, and `fs_read` / `read_text_file` when its `--tools` publishes the fs / ptc set.
 pub fn starts_and_lists(argv: &[String], env: &[(String, String)], at: &str) {
     let hermetic = |extra: &[&str]| {
-        let mut command = Command::new(BIN);
+        let mut command = fsmcp_command();
         command
             .args(argv)
             .args(extra)
