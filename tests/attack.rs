@@ -214,7 +214,7 @@ fn run_table(extra: &[&str]) -> Vec<String> {
             for (tool, argument, build) in ARGUMENTS {
                 let args = build(path);
                 let case = format!("{tool} {argument}={path:?}");
-                let response = match call_within(&mut server, tool, args, HANG) {
+                let response = match call_within(&mut server, tool, args, hang()) {
                     Ok(response) => response,
                     Err(hang) => {
                         failures.push(format!("{case}: HANG: {hang}"));

@@ -143,7 +143,7 @@ fn run_links(follow: bool) -> Vec<String> {
                      failures: &mut Vec<String>|
      -> Option<Value> {
         let case = format!("{tool} {args}");
-        let response = match call_within(server, tool, args, HANG) {
+        let response = match call_within(server, tool, args, hang()) {
             Ok(response) => response,
             Err(hang) => {
                 failures.push(format!("HANG: {hang}"));

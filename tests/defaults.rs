@@ -187,13 +187,19 @@ fn an_excluded_ancestor_deep_in_the_path_is_refused_by_reads() {
 }
 
 #[test]
-fn operator_excludes_are_case_sensitive() {
+fn operator_excludes_follow_the_filesystems_case_rule() {
+    // Where filesystems ignore case (a Windows binary here), no spelling gets past an exclude.
+    let expected: &[&str] = if windows_binary() {
+        &[]
+    } else {
+        &["Build/y.txt"]
+    };
     assert_eq!(
         served(
             &["build/x.txt", "Build/y.txt"],
             &["--include", "**", "--exclude", "build/**"]
         ),
-        ["Build/y.txt"]
+        expected
     );
 }
 

@@ -196,7 +196,7 @@ fn well_over_64_requests_in_flight_are_each_answered_once_and_correctly() {
         .collect();
     send_all(&mut server, &lines);
     let ids: Vec<Value> = calls.iter().map(|(id, ..)| id.clone()).collect();
-    let responses = collect_responses(&mut server, &ids, HANG);
+    let responses = collect_responses(&mut server, &ids, hang());
     let mut wrong = Vec::new();
     for (id, tool, args, expect) in &calls {
         let response = &responses[&id_key(id)];
@@ -265,7 +265,7 @@ fn race(a: &str, b: &str) -> Race {
         }
         send_all(&mut server, &calls);
         let ids: Vec<Value> = calls.iter().map(|(id, ..)| id.clone()).collect();
-        let responses = collect_responses(&mut server, &ids, HANG);
+        let responses = collect_responses(&mut server, &ids, hang());
         for (id, tool, _) in &calls {
             let response = &responses[&id_key(id)];
             if is_refusal(response) {

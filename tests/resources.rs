@@ -113,7 +113,7 @@ fn thousands_of_mixed_calls_leak_no_descriptor() {
             .collect();
         send_all(server, &calls);
         let ids: Vec<Value> = calls.iter().map(|(id, ..)| id.clone()).collect();
-        collect_responses(server, &ids, HANG);
+        collect_responses(server, &ids, hang());
     };
     // Warm up: every kind of call once, so lazily created runtime state exists.
     for round in 0..3 {

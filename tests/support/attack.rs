@@ -29,6 +29,11 @@ pub const MARKER: &str = "ZQLEAK";
 pub const PASSWD_MARKER: &str = "root:x:0:0";
 /// How long a call that must never hang may take before it counts as hanging.
 pub const HANG: Duration = Duration::from_secs(10);
+
+/// [`HANG`], stretched as every response wait is under an emulator ([`super::timeout`]).
+pub fn hang() -> Duration {
+    HANG * (super::timeout().as_secs() / super::TIMEOUT.as_secs()).max(1) as u32
+}
 /// Host files outside every arena whose state is snapshotted too.
 pub const HOST_FILES: [&str; 1] = ["/etc/passwd"];
 
@@ -284,9 +289,9 @@ pub fn call_within(
     }
 }
 
-/// [`call_within`] with [`HANG`], panicking on a hang.
+/// [`call_within`] with [`hang`], panicking on a hang.
 pub fn call_raw(server: &mut Server, tool: &str, args: Value) -> Value {
-    call_within(server, tool, args, HANG).unwrap_or_else(|e| panic!("{e}"))
+    call_within(server, tool, args, hang()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Writes every call without waiting for any answer.

@@ -1080,11 +1080,17 @@ pub fn portable() -> bool {
 }
 
 /// Whether a check of remembered walks (reuse, judging ahead) applies to this run; where no
-/// watcher runs it does not, and the check is reported as skipped, naming `what`.
+/// watcher runs (the forced fallbacks, or a Windows binary) it does not, and the check is
+/// reported as skipped, naming `what`.
 pub fn walks_are_remembered(what: &str) -> bool {
-    if portable() {
+    if portable() || windows_binary() {
         eprintln!("skipped: {what}: no watcher here, so walks are not remembered");
         return false;
     }
     true
+}
+
+/// Whether the binary under test is a Windows build (run under Wine).
+pub fn windows_binary() -> bool {
+    binary().extension().is_some_and(|e| e == "exe")
 }
