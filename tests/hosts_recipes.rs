@@ -1,5 +1,6 @@
 //! Every stdio recipe in `docs/hosts.md` starts the server as written: each JSON block holding
-//! a `command` and `args` is run with the built binary in place of `/opt/fsmcp/bin/fsmcp`, a
+//! a `command` and `args` is run with the built binary in place of `/opt/fsmcp/bin/fsmcp` (or the
+//! macOS and Windows install paths the page names), a
 //! fresh directory in place of each example root, and no environment but the recipe's own
 //! `env` (as a host spawns it), and must initialize and list its tools over stdio. A recipe
 //! whose flags fsmcp would refuse fails here before a reader copies it. The reading and starting
@@ -12,12 +13,14 @@ mod support;
 
 use support::recipes::host_configs_start;
 
-/// The example roots the page uses.
-const ROOTS: [&str; 4] = [
+/// The example roots the page uses (macOS's and Windows' spellings too).
+const ROOTS: [&str; 6] = [
     "/home/me/project",
     "/home/me/notes",
     "/srv/reference",
     "/srv/output",
+    "/Users/me/Documents/notes",
+    r"C:\Users\me\My Notes",
 ];
 
 #[test]

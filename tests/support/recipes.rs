@@ -40,6 +40,12 @@ pub const IMAGE: &str = "ghcr.io/fsmcp/fsmcp";
 pub const WORKSPACE: &str = "/workspace";
 /// Where the pages' host configurations say the binary is.
 pub const BIN_PLACEHOLDER: &str = "/opt/fsmcp/bin/fsmcp";
+/// The places the pages' macOS and Windows configurations name the binary by (where
+/// `uv tool install` puts it); each stands for the built binary as [`BIN_PLACEHOLDER`] does.
+pub const OTHER_BIN_PLACEHOLDERS: [&str; 2] = [
+    "/Users/me/.local/bin/fsmcp",
+    r"C:\Users\me\.local\bin\fsmcp.exe",
+];
 
 // ---------------------------------------------------------------------------------------------
 // The repository's files
@@ -374,9 +380,11 @@ pub fn with_root(args: &[String], roots: &[&str], root: &Path) -> Vec<String> {
 /// key); see [`starts_and_lists`].
 pub fn host_config_starts(launch: &Launch, roots: &[&str]) {
     let at = &launch.at;
-    assert_eq!(
-        launch.command, BIN_PLACEHOLDER,
-        "{at}: the binary is not named by its placeholder path"
+    assert!(
+        launch.command == BIN_PLACEHOLDER
+            || OTHER_BIN_PLACEHOLDERS.contains(&launch.command.as_str()),
+        "{at}: the binary is not named by a placeholder path: {}",
+        launch.command
     );
     let tree = Tree::new().file("README.md", "hello\n");
     let args = with_root(&launch.args, roots, tree.path());
