@@ -177,7 +177,7 @@ fn has_drive_prefix(value: &str) -> bool {
 /// one ending in a dot or space names the entry without it (Win32 strips them), and `*?"<>|`
 /// and control characters are no part of any name: each would reach something other than the
 /// entry it spells, so each is refused there (elsewhere they are ordinary names).
-pub(crate) fn is_windows_alias(segment: &str) -> bool {
+pub fn is_windows_alias(segment: &str) -> bool {
     segment.ends_with('.')
         || segment.ends_with(' ')
         || segment
@@ -260,7 +260,6 @@ mod tests {
             ("lib//a.ts", "lib/a.ts"),
             ("a/b/c.txt", "a/b/c.txt"),
             (".hidden", ".hidden"),
-            ("...", "..."),
             ("console.txt", "console.txt"),
             ("com10", "com10"),
             ("lpt⁴.txt", "lpt⁴.txt"),
@@ -268,6 +267,15 @@ mod tests {
         ] {
             assert_eq!(RelPath::parse(input).unwrap().as_str(), expected, "{input}");
         }
+        // A name of dots: ordinary on Unix; on Windows a trailing dot is stripped, so refused.
+        assert_eq!(
+            RelPath::parse("...").map(|p| p.as_str().to_owned()),
+            if cfg!(windows) {
+                Err(PathError)
+            } else {
+                Ok("...".to_owned())
+            }
+        );
     }
 
     #[test]

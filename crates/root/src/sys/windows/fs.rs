@@ -857,3 +857,63 @@ impl Dir {
         DirEntry { name }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `REPARSE_DATA_BUFFER` for `tag` holding `substitute` and `print`, with `flags` for a
+    /// symbolic link.
+    fn reparse(tag: u32, substitute: &str, print: &str, flags: Option<u32>) -> Vec<u8> {
+        let (sub, prn): (Vec<u16>, Vec<u16>) = (nt::wide(substitute), nt::wide(print));
+        let mut names: Vec<u8> = Vec::new();
+        for unit in sub.iter().chain(&prn) {
+            names.extend(unit.to_le_bytes());
+        }
+        let mut data = tag.to_le_bytes().to_vec();
+        let header = if flags.is_some() { 12 } else { 8 };
+        data.extend(((header + names.len()) as u16).to_le_bytes());
+        data.extend([0, 0]);
+        data.extend(0u16.to_le_bytes());
+        data.extend(((sub.len() * 2) as u16).to_le_bytes());
+        data.extend(((sub.len() * 2) as u16).to_le_bytes());
+        data.extend(((prn.len() * 2) as u16).to_le_bytes());
+        if let Some(flags) = flags {
+            data.extend(flags.to_le_bytes());
+        }
+        data.extend(names);
+        data
+    }
+
+    #[test]
+    fn link_targets_read_as_their_print_names_relative_ones_with_slashes() {
+        let relative = reparse(IO_REPARSE_TAG_SYMLINK, r"..\x\y", r"..\x\y", Some(1));
+        assert_eq!(link_target(&relative).as_deref(), Some("../x/y"));
+        let absolute = reparse(IO_REPARSE_TAG_SYMLINK, r"\??\C:\w", r"C:\w", Some(0));
+        assert_eq!(link_target(&absolute).as_deref(), Some(r"C:\w"));
+        let junction = reparse(IO_REPARSE_TAG_MOUNT_POINT, r"\??\D:\data", "", None);
+        assert_eq!(link_target(&junction).as_deref(), Some(r"\??\D:\data"));
+        // Not a link, or cut short: nothing.
+        assert_eq!(link_target(&reparse(0x8000_0017, "a", "a", None)), None);
+        assert_eq!(link_target(&relative[..10]), None);
+    }
+
+    #[test]
+    fn a_component_is_one_plain_entry() {
+        for name in ["a.txt", ".env", "x y", "NODE_M~1"] {
+            assert!(plain_name(name).is_ok(), "{name}");
+        }
+        for name in [
+            "", ".", "..", "a/b", r"a\b", "a:s", "x.", "x ", "CON", "nul.txt", "a|b",
+        ] {
+            assert_eq!(plain_name(name), Err(Errno::INVAL), "{name}");
+        }
+    }
+
+    #[test]
+    fn ticks_since_1601_become_unix_seconds_and_nanoseconds() {
+        assert_eq!(unix_time(116_444_736_000_000_000), (0, 0));
+        assert_eq!(unix_time(116_444_736_000_000_001), (0, 100));
+        assert_eq!(unix_time(116_444_735_999_999_999), (-1, 999_999_900));
+    }
+}
