@@ -34,10 +34,7 @@ fn a_root_with_a_space_in_the_systems_own_spelling_is_served() {
         vec![root.display().to_string()]
     };
     for spelled in spellings {
-        let mut server = Server::start(
-            Path::new(&spelled),
-            &["--tools", "fs", "--include", "**"],
-        );
+        let mut server = Server::start(Path::new(&spelled), &["--tools", "fs", "--include", "**"]);
         assert_eq!(
             fs_text(&mut server, "fs_read", json!({"path": "a.txt"})),
             "hello\n",
@@ -50,9 +47,14 @@ fn a_root_with_a_space_in_the_systems_own_spelling_is_served() {
 fn a_relative_root_is_read_against_the_working_directory() {
     let tree = Tree::new().file("sub dir/a.txt", "hello\n");
     let mut command = fsmcp_command();
-    command
-        .current_dir(tree.path())
-        .args(["--root", "sub dir", "--tools", "fs", "--include", "**"]);
+    command.current_dir(tree.path()).args([
+        "--root",
+        "sub dir",
+        "--tools",
+        "fs",
+        "--include",
+        "**",
+    ]);
     let mut server = Server::start_command(command);
     assert_eq!(
         fs_text(&mut server, "fs_read", json!({"path": "a.txt"})),
@@ -69,7 +71,8 @@ fn names_windows_reads_as_other_entries_are_refused_there_and_ordinary_elsewhere
         if windows_binary() {
             let error = server.call_error("fs_write", args);
             assert!(
-                error.starts_with(&format!("Invalid path '{name}'")) && error.contains("on Windows"),
+                error.starts_with(&format!("Invalid path '{name}'"))
+                    && error.contains("on Windows"),
                 "{name}: {error}"
             );
             // Nothing made: not the name, and no stream of `a.txt` (Wine would make either as
