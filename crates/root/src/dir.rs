@@ -168,6 +168,12 @@ fn openat2_beneath(_root: impl AsFd, _path: &str, _flags: OFlags) -> Beneath {
 /// Cleared the first time the kernel refuses `openat2` itself (not a path it was given).
 static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
 
+/// Takes the per-component walk from now on, as on a kernel without `openat2` (a test switch).
+#[cfg(debug_assertions)]
+pub(crate) fn refuse_openat2() {
+    HAS_OPENAT2.store(false, Ordering::Relaxed);
+}
+
 /// `lstat` of `name` inside `dir`; any failure reads as "absent".
 pub(crate) fn lstat_at(dir: impl AsFd, name: &str) -> Option<Stat> {
     crate::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()

@@ -3,10 +3,10 @@
 //! and how a write is made durable. Each has a fast path where the system offers one and a
 //! named fallback; [`Platform::current`] says which are in force, for the start-up log.
 //!
-//! Debug builds read `FSMCP_TEST_PORTABLE=1` (or the older `FSMCP_TEST_NO_OPENAT2=1`) at the
-//! first root's opening and take the fallbacks a non-Linux Unix takes (the per-component
-//! no-follow walk, no watcher, a plain read/write copy), so the whole suite proves them on
-//! Linux too.
+//! Debug builds read `FSMCP_TEST_PORTABLE=1` at the first root's opening and take the
+//! fallbacks a non-Linux Unix takes (the per-component no-follow walk, no watcher, a plain
+//! read/write copy), so the whole suite proves them on Linux too; `FSMCP_TEST_NO_OPENAT2=1`
+//! takes only the walk, as a kernel before 5.6 would.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -173,13 +173,18 @@ pub(crate) fn portable() -> bool {
 
 static PORTABLE: AtomicBool = AtomicBool::new(false);
 
-/// Reads the test switch once, at the first root's opening (debug builds only).
+/// Reads the test switches once, at the first root's opening (debug builds only):
+/// `FSMCP_TEST_PORTABLE=1` takes every non-Linux fallback, `FSMCP_TEST_NO_OPENAT2=1` only the
+/// per-component walk (a Linux kernel older than `openat2`, which still has inotify).
 pub(crate) fn read_test_switch() {
     #[cfg(debug_assertions)]
     {
         let on = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
-        if on("FSMCP_TEST_PORTABLE") || on("FSMCP_TEST_NO_OPENAT2") {
+        if on("FSMCP_TEST_PORTABLE") {
             PORTABLE.store(true, Ordering::Relaxed);
+        }
+        if on("FSMCP_TEST_NO_OPENAT2") {
+            crate::dir::refuse_openat2();
         }
     }
 }
@@ -219,18 +224,30 @@ pub(crate) fn rename_no_replace(
         not(any(target_os = "linux", target_os = "android", target_vendor = "apple"))
     ))]
     {
-        use rustix::fs::{AtFlags, FileType};
+        use rustix::fs::{AtFlags, FileType, Mode};
         let stat = rustix::fs::statat(&from_dir, from, AtFlags::SYMLINK_NOFOLLOW)?;
         if FileType::from_raw_mode(stat.st_mode) == FileType::Directory {
-            // No atomic way here: a name made between the look and the rename is replaced
-            // only if it is an empty directory (rename refuses the rest).
-            if rustix::fs::statat(&to_dir, to, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
-                return Err(Errno::EXIST);
-            }
-            return rustix::fs::renameat(from_dir, from, to_dir, to);
+            // An empty directory made first claims the name atomically; the rename then
+            // replaces only that placeholder (a directory may replace an empty directory).
+            rustix::fs::mkdirat(&to_dir, to, Mode::from_raw_mode(0o700))?;
+            return rustix::fs::renameat(&from_dir, from, &to_dir, to).inspect_err(|_| {
+                let _ = rustix::fs::unlinkat(&to_dir, to, AtFlags::REMOVEDIR);
+            });
         }
-        rustix::fs::linkat(&from_dir, from, &to_dir, to, AtFlags::empty())?;
-        rustix::fs::unlinkat(from_dir, from, AtFlags::empty())
+        match rustix::fs::linkat(&from_dir, from, &to_dir, to, AtFlags::empty()) {
+            Ok(()) => rustix::fs::unlinkat(&from_dir, from, AtFlags::empty()).inspect_err(|_| {
+                // Undo the second name rather than leave the entry in two places.
+                let _ = rustix::fs::unlinkat(&to_dir, to, AtFlags::empty());
+            }),
+            // A filesystem without hard links: a look then a rename, the one non-atomic case.
+            Err(Errno::OPNOTSUPP | Errno::PERM | Errno::MLINK) => {
+                if rustix::fs::statat(&to_dir, to, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                    return Err(Errno::EXIST);
+                }
+                rustix::fs::renameat(from_dir, from, to_dir, to)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -163,8 +163,18 @@ pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
 /// fsmcp's temp-file names are reserved: no path may name one, so a half-written file is never
 /// served and nothing can hide under such a name.
+/// Where filesystems ignore case, `.FSMCP-….TMP` opens such a file too, so there the test
+/// ignores ASCII case.
 pub(crate) fn is_reserved(segment: &str) -> bool {
-    segment.starts_with(TEMP_PREFIX) && segment.ends_with(TEMP_SUFFIX)
+    if crate::select::EXCLUDES_IGNORE_CASE {
+        let bytes = segment.as_bytes();
+        let (prefix, suffix) = (TEMP_PREFIX.as_bytes(), TEMP_SUFFIX.as_bytes());
+        bytes.len() >= prefix.len() + suffix.len()
+            && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
+            && bytes[bytes.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    } else {
+        segment.starts_with(TEMP_PREFIX) && segment.ends_with(TEMP_SUFFIX)
+    }
 }
 
 /// `C:`, `c:x` and friends: a drive-relative path on Windows, refused everywhere.

@@ -209,6 +209,9 @@ pub fn fstat(fd: impl AsFd) -> Result<Stat> {
     let attributes = info.dwFileAttributes;
     let mode = if tag.is_some_and(is_name_surrogate) {
         S_IFLNK | 0o777
+    } else if tag.is_some_and(nt::is_special) {
+        // A socket, FIFO or device: no type a caller serves.
+        0
     } else if attributes & FILE_ATTRIBUTE_DIRECTORY != 0 {
         S_IFDIR | 0o755
     } else if attributes & FILE_ATTRIBUTE_READONLY != 0 {
@@ -308,9 +311,13 @@ fn no_short_alias(dir: BorrowedFd<'_>, name: &str) -> Result<()> {
             true,
         )
     };
-    if status < 0 {
+    match status as u32 {
         // Nothing by that name: the open that follows says so.
-        return Ok(());
+        0xC000_000F | 0x8000_0006 | 0xC000_0034 => return Ok(()),
+        // The name cannot be checked (a directory that may be traversed but not listed):
+        // refuse it rather than let a short name through.
+        _ if status < 0 => return Err(Errno::ACCESS),
+        _ => {}
     }
     let base = buffer.as_ptr().cast::<u8>();
     let read_u32 = |offset: usize| {
@@ -398,10 +405,20 @@ pub fn openat(
         options,
         FILE_ATTRIBUTE_NORMAL,
     )?;
-    if is_link(&fd)? {
-        return Err(Errno::LOOP);
+    match reparse_tag(&fd)? {
+        Some(tag) if is_name_surrogate(tag) => Err(Errno::LOOP),
+        // A file whose data a filter supplies (cloud placeholder, deduplicated file): read
+        // through the filter, from the same file.
+        Some(tag) if !directory && !nt::is_special(tag) => {
+            let through = nt::reopen_through_filter(&fd, access)?;
+            let (was, is) = (fstat(&fd)?, fstat(&through)?);
+            if (was.st_dev, was.st_ino) != (is.st_dev, is.st_ino) {
+                return Err(Errno::LOOP);
+            }
+            Ok(through)
+        }
+        _ => Ok(fd),
     }
-    Ok(fd)
 }
 
 /// A second handle on `dir` itself, with its own position (an empty name relative to it).
@@ -675,8 +692,10 @@ pub fn readlinkat(dir: impl AsFd, path: impl AsRef<Path>, _reuse: Vec<u8>) -> Re
     CString::new(target).map_err(|_| Errno::INVAL)
 }
 
-/// The target in a `REPARSE_DATA_BUFFER` of a symbolic link or junction: its print name (the
-/// substitute name when that is empty), `/`-separated when the link is relative.
+/// The target in a `REPARSE_DATA_BUFFER` of a symbolic link or junction: its substitute name,
+/// the one Windows follows (the print name when that is empty), `/`-separated when the link is
+/// relative. An absolute target keeps Windows' spelling (`\??\C:\…`), which no root-relative
+/// path matches, so it is judged as leading outside.
 fn link_target(data: &[u8]) -> Option<String> {
     let u16_at = |at: usize| Some(u16::from_le_bytes(data.get(at..at + 2)?.try_into().ok()?));
     let u32_at = |at: usize| Some(u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?));
@@ -694,9 +713,14 @@ fn link_target(data: &[u8]) -> Option<String> {
             .collect();
         String::from_utf16(&units).ok()
     };
+    // The substitute name is what Windows follows; the print name is only shown to people.
     let substitute = name(usize::from(u16_at(8)?), usize::from(u16_at(10)?))?;
     let print = name(usize::from(u16_at(12)?), usize::from(u16_at(14)?))?;
-    let target = if print.is_empty() { substitute } else { print };
+    let target = if substitute.is_empty() {
+        print
+    } else {
+        substitute
+    };
     Some(if relative {
         target.replace('\\', "/")
     } else {
@@ -889,13 +913,19 @@ mod tests {
     fn link_targets_read_as_their_print_names_relative_ones_with_slashes() {
         let relative = reparse(IO_REPARSE_TAG_SYMLINK, r"..\x\y", r"..\x\y", Some(1));
         assert_eq!(link_target(&relative).as_deref(), Some("../x/y"));
+        // What Windows follows, not what it shows.
+        let disguised = reparse(IO_REPARSE_TAG_SYMLINK, r"..\..\out", "docs/a.md", Some(1));
+        assert_eq!(link_target(&disguised).as_deref(), Some("../../out"));
+        let unnamed = reparse(IO_REPARSE_TAG_SYMLINK, "", r"x\y", Some(1));
+        assert_eq!(link_target(&unnamed).as_deref(), Some("x/y"));
         let absolute = reparse(IO_REPARSE_TAG_SYMLINK, r"\??\C:\w", r"C:\w", Some(0));
-        assert_eq!(link_target(&absolute).as_deref(), Some(r"C:\w"));
+        assert_eq!(link_target(&absolute).as_deref(), Some(r"\??\C:\w"));
         let junction = reparse(IO_REPARSE_TAG_MOUNT_POINT, r"\??\D:\data", "", None);
         assert_eq!(link_target(&junction).as_deref(), Some(r"\??\D:\data"));
         // Not a link, or cut short: nothing.
         assert_eq!(link_target(&reparse(0x8000_0017, "a", "a", None)), None);
         assert_eq!(link_target(&relative[..10]), None);
+        assert!(nt::is_special(0x8000_0023) && !nt::is_special(0x9000_001A));
     }
 
     #[test]

@@ -21,9 +21,15 @@ use super::io::{Errno, Result};
 
 /// A reparse tag whose target is another name (symbolic link, junction, mount point): the
 /// kind this root treats as a link. Other tags (cloud placeholders, deduplicated or
-/// compressed files) are the file's own storage.
+/// compressed files) are the file's own storage, but for [`is_special`] ones.
 pub(super) fn is_name_surrogate(tag: u32) -> bool {
     tag & 0x2000_0000 != 0
+}
+
+/// The tags that make an entry no file at all: an AF_UNIX socket, and the FIFOs and devices
+/// WSL records (`IO_REPARSE_TAG_AF_UNIX`, `IO_REPARSE_TAG_LX_FIFO`, `_LX_CHR`, `_LX_BLK`).
+pub(super) fn is_special(tag: u32) -> bool {
+    matches!(tag, 0x8000_0023..=0x8000_0026)
 }
 
 /// Maps an NTSTATUS to the POSIX number the root matches on.
@@ -39,7 +45,7 @@ pub(super) fn errno(status: NTSTATUS) -> Errno {
         0xC000_00D4 => Errno::XDEV,
         0xC000_0033 | 0xC000_000D | 0xC000_003B => Errno::INVAL,
         0xC000_00BB | 0xC000_0003 | 0xC000_0002 | 0xC000_0010 => Errno::OPNOTSUPP,
-        0x8000_002D | 0xC000_050B | 0xC000_0275 => Errno::LOOP,
+        0x8000_002D | 0xC000_050B | 0xC000_0279 => Errno::LOOP,
         0xC000_007F => Errno::NOSPC,
         0xC000_0106 => Errno::NAMETOOLONG,
         _ => Errno::IO,
@@ -127,6 +133,47 @@ pub(super) fn create(
             SHARE_ALL,
             disposition,
             options | FILE_SYNCHRONOUS_IO_NONALERT | FILE_OPEN_REPARSE_POINT,
+            std::ptr::null(),
+            0,
+        )
+    };
+    check(status)?;
+    // SAFETY: the call succeeded, so `handle` is open and ours.
+    Ok(unsafe { OwnedFd::from_raw(handle) })
+}
+
+/// A second handle on the very file `fd` holds (an empty name relative to it), opened *without*
+/// `FILE_OPEN_REPARSE_POINT`, so the filter that owns a non-link reparse point (a cloud
+/// placeholder, a deduplicated file) supplies its data. No name is parsed, so nothing else can
+/// be reached; the caller checks it is the same file.
+pub(super) fn reopen_through_filter(fd: impl AsFd, access: FILE_ACCESS_RIGHTS) -> Result<OwnedFd> {
+    let object_name = UNICODE_STRING {
+        Length: 0,
+        MaximumLength: 0,
+        Buffer: std::ptr::null_mut(),
+    };
+    let attrs = OBJECT_ATTRIBUTES {
+        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
+        RootDirectory: fd.as_fd().raw(),
+        ObjectName: &object_name,
+        Attributes: 0,
+        SecurityDescriptor: std::ptr::null(),
+        SecurityQualityOfService: std::ptr::null(),
+    };
+    let mut handle: HANDLE = std::ptr::null_mut();
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: every pointer is valid for the call; `handle` receives an owned handle on success.
+    let status = unsafe {
+        NtCreateFile(
+            &mut handle,
+            access | SYNCHRONIZE,
+            &attrs,
+            &mut status_block,
+            std::ptr::null(),
+            0,
+            SHARE_ALL,
+            windows_sys::Wdk::Storage::FileSystem::FILE_OPEN,
+            FILE_SYNCHRONOUS_IO_NONALERT,
             std::ptr::null(),
             0,
         )
