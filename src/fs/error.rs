@@ -439,7 +439,7 @@ impl fmt::Display for OverLimit {
 /// How to write `given` when only its `.` segments keep it from being a path: `; write it as
 /// 'README.md'` for `./README.md`, else nothing.
 fn written_as(given: &str) -> String {
-    if cfg!(windows) && given.split('/').any(crate::root::is_windows_alias) {
+    if RelPath::refused_only_on_windows(given) {
         return "; on Windows a name also may not hold ':' (a data stream) or any of *?\"<>|, \
                 nor end in a dot or a space"
             .to_owned();

@@ -57,7 +57,7 @@ pub use location::{
 };
 pub use open::ReadFile;
 pub use platform::Platform;
-pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16, is_windows_alias};
+pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, Step, TreeWalk, compare_tree_order,

@@ -27,6 +27,19 @@ impl RelPath {
     /// Parses a client path: `""` and `"."` name the root; empty segments are dropped
     /// (`lib//a` is `lib/a`); everything that could leave or alias outside the root is refused.
     pub fn parse(value: &str) -> Result<RelPath, PathError> {
+        RelPath::parse_with(value, cfg!(windows))
+    }
+
+    /// Whether `value` is refused only by the rules Windows adds ([`is_windows_alias`]), so a
+    /// refusal can name them; always `false` elsewhere.
+    pub fn refused_only_on_windows(value: &str) -> bool {
+        cfg!(windows)
+            && RelPath::parse_with(value, false).is_ok()
+            && RelPath::parse_with(value, true).is_err()
+    }
+
+    /// [`RelPath::parse`], with or without Windows' own rules.
+    fn parse_with(value: &str, windows: bool) -> Result<RelPath, PathError> {
         if value == "." {
             return Ok(RelPath::root());
         }
@@ -44,7 +57,7 @@ impl RelPath {
                 || segment == ".."
                 || is_device_name(segment)
                 || is_reserved(segment)
-                || (cfg!(windows) && is_windows_alias(segment))
+                || (windows && is_windows_alias(segment))
             {
                 return Err(PathError);
             }
@@ -187,7 +200,7 @@ fn has_drive_prefix(value: &str) -> bool {
 /// one ending in a dot or space names the entry without it (Win32 strips them), and `*?"<>|`
 /// and control characters are no part of any name: each would reach something other than the
 /// entry it spells, so each is refused there (elsewhere they are ordinary names).
-pub fn is_windows_alias(segment: &str) -> bool {
+pub(crate) fn is_windows_alias(segment: &str) -> bool {
     segment.ends_with('.')
         || segment.ends_with(' ')
         || segment
@@ -257,6 +270,11 @@ mod tests {
         }
         for segment in ["a.txt", ".env", "x.y.z", "a b", "~1", "NODE_M~1"] {
             assert!(!is_windows_alias(segment), "{segment}");
+        }
+        // Only a path that Windows' rules alone refuse is said to be refused for them.
+        assert_eq!(RelPath::refused_only_on_windows("d/a.txt:s"), cfg!(windows));
+        for other in ["../x", "./a", "C:\\x", "C:x", "a/CON", "a/b", "x\\y:z"] {
+            assert!(!RelPath::refused_only_on_windows(other), "{other}");
         }
     }
 
