@@ -30,8 +30,8 @@ impl RelPath {
         RelPath::parse_with(value, cfg!(windows))
     }
 
-    /// Whether `value` is refused only by the rules Windows adds ([`is_windows_alias`]), so a
-    /// refusal can name them; always `false` elsewhere.
+    /// Whether `value` is refused only by the rules Windows adds (a data stream, a trailing dot
+    /// or space, a forbidden character), so a refusal can name them; always `false` elsewhere.
     pub fn refused_only_on_windows(value: &str) -> bool {
         cfg!(windows)
             && RelPath::parse_with(value, false).is_ok()

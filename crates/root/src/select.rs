@@ -210,7 +210,7 @@ impl Selector {
         }
     }
 
-    /// An operator exclude (case-sensitive but where [`EXCLUDES_IGNORE_CASE`]) or a built-in
+    /// An operator exclude (case-sensitive but on macOS and Windows) or a built-in
     /// one (case-insensitive) matches.
     pub fn excludes(&self, path: &str) -> bool {
         self.exclude_set.is_match(path)
