@@ -580,13 +580,7 @@ pub fn renameat(
     new_dir: impl AsFd,
     new: impl AsRef<Path>,
 ) -> Result<()> {
-    rename(
-        old_dir.as_fd(),
-        text(&old)?,
-        new_dir.as_fd(),
-        text(&new)?,
-        true,
-    )
+    rename((old_dir.as_fd(), &old), (new_dir.as_fd(), &new), true)
 }
 
 /// A rename that fails with `EXIST` when `new` exists (`FileRenameInformation` with
@@ -597,22 +591,15 @@ pub fn rename_noreplace(
     new_dir: impl AsFd,
     new: impl AsRef<Path>,
 ) -> Result<()> {
-    rename(
-        old_dir.as_fd(),
-        text(&old)?,
-        new_dir.as_fd(),
-        text(&new)?,
-        false,
-    )
+    rename((old_dir.as_fd(), &old), (new_dir.as_fd(), &new), false)
 }
 
 fn rename(
-    old_dir: BorrowedFd<'_>,
-    old: &str,
-    new_dir: BorrowedFd<'_>,
-    new: &str,
+    (old_dir, old): (BorrowedFd<'_>, &impl AsRef<Path>),
+    (new_dir, new): (BorrowedFd<'_>, &impl AsRef<Path>),
     replace: bool,
 ) -> Result<()> {
+    let (old, new) = (text(old)?, text(new)?);
     let (old_parent, old_name) = parent_of(old_dir, old)?;
     let from = old_parent.as_ref().map_or(old_dir, AsFd::as_fd);
     let fd = nt::create(

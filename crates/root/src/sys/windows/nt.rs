@@ -6,7 +6,7 @@ use std::mem::size_of;
 
 use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
-    FILE_INFORMATION_CLASS, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
+    FILE_INFORMATION_CLASS, FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
     NTCREATEFILE_CREATE_DISPOSITION, NTCREATEFILE_CREATE_OPTIONS, NtCreateFile,
     NtQueryInformationFile, NtSetInformationFile,
 };
@@ -102,7 +102,38 @@ pub(super) fn create(
     options: NTCREATEFILE_CREATE_OPTIONS,
     attributes: u32,
 ) -> Result<OwnedFd> {
-    let dir = dir.as_fd();
+    let options = options | FILE_OPEN_REPARSE_POINT;
+    // Names compare as the filesystem compares them (case-insensitively on NTFS).
+    nt_create(
+        dir,
+        name,
+        OBJ_CASE_INSENSITIVE,
+        access,
+        disposition,
+        options,
+        attributes,
+    )
+}
+
+/// A second handle on the very file `fd` holds (an empty name relative to it), opened *without*
+/// `FILE_OPEN_REPARSE_POINT`, so the filter that owns a non-link reparse point (a cloud
+/// placeholder, a deduplicated file) supplies its data. No name is parsed, so nothing else can
+/// be reached; the caller checks it is the same file.
+pub(super) fn reopen_through_filter(fd: impl AsFd, access: FILE_ACCESS_RIGHTS) -> Result<OwnedFd> {
+    nt_create(fd, "", 0, access, FILE_OPEN, 0, 0)
+}
+
+/// The one `NtCreateFile`: `name` relative to the handle `dir`, synchronous, shared with every
+/// other program.
+fn nt_create(
+    dir: impl AsFd,
+    name: &str,
+    object_attributes: u32,
+    access: FILE_ACCESS_RIGHTS,
+    disposition: NTCREATEFILE_CREATE_DISPOSITION,
+    options: NTCREATEFILE_CREATE_OPTIONS,
+    attributes: u32,
+) -> Result<OwnedFd> {
     let mut units = wide(name);
     let bytes = u16::try_from(units.len() * 2).map_err(|_| Errno::NAMETOOLONG)?;
     let object_name = UNICODE_STRING {
@@ -112,10 +143,9 @@ pub(super) fn create(
     };
     let attrs = OBJECT_ATTRIBUTES {
         Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
-        RootDirectory: dir.raw(),
+        RootDirectory: dir.as_fd().raw(),
         ObjectName: &object_name,
-        // Names compare as the filesystem compares them (case-insensitively on NTFS).
-        Attributes: OBJ_CASE_INSENSITIVE,
+        Attributes: object_attributes,
         SecurityDescriptor: std::ptr::null(),
         SecurityQualityOfService: std::ptr::null(),
     };
@@ -132,48 +162,7 @@ pub(super) fn create(
             attributes,
             SHARE_ALL,
             disposition,
-            options | FILE_SYNCHRONOUS_IO_NONALERT | FILE_OPEN_REPARSE_POINT,
-            std::ptr::null(),
-            0,
-        )
-    };
-    check(status)?;
-    // SAFETY: the call succeeded, so `handle` is open and ours.
-    Ok(unsafe { OwnedFd::from_raw(handle) })
-}
-
-/// A second handle on the very file `fd` holds (an empty name relative to it), opened *without*
-/// `FILE_OPEN_REPARSE_POINT`, so the filter that owns a non-link reparse point (a cloud
-/// placeholder, a deduplicated file) supplies its data. No name is parsed, so nothing else can
-/// be reached; the caller checks it is the same file.
-pub(super) fn reopen_through_filter(fd: impl AsFd, access: FILE_ACCESS_RIGHTS) -> Result<OwnedFd> {
-    let object_name = UNICODE_STRING {
-        Length: 0,
-        MaximumLength: 0,
-        Buffer: std::ptr::null_mut(),
-    };
-    let attrs = OBJECT_ATTRIBUTES {
-        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
-        RootDirectory: fd.as_fd().raw(),
-        ObjectName: &object_name,
-        Attributes: 0,
-        SecurityDescriptor: std::ptr::null(),
-        SecurityQualityOfService: std::ptr::null(),
-    };
-    let mut handle: HANDLE = std::ptr::null_mut();
-    let mut status_block = IO_STATUS_BLOCK::default();
-    // SAFETY: every pointer is valid for the call; `handle` receives an owned handle on success.
-    let status = unsafe {
-        NtCreateFile(
-            &mut handle,
-            access | SYNCHRONIZE,
-            &attrs,
-            &mut status_block,
-            std::ptr::null(),
-            0,
-            SHARE_ALL,
-            windows_sys::Wdk::Storage::FileSystem::FILE_OPEN,
-            FILE_SYNCHRONOUS_IO_NONALERT,
+            options | FILE_SYNCHRONOUS_IO_NONALERT,
             std::ptr::null(),
             0,
         )
