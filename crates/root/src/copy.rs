@@ -462,11 +462,13 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
 /// Up to [`CHUNK`] bytes from `file`'s position to `copy`'s, without passing through user space
 /// (`copy_file_range`, Linux); `NOSYS` where the platform takes the read/write copy.
 fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> {
-    if crate::platform::Platform::current().copy != crate::platform::Copying::CopyFileRange {
-        return Err(Errno::NOSYS);
-    }
+    // The forced fallbacks take the read/write copy, as the other systems do.
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    return crate::sys::fs::copy_file_range(file, None, copy, None, CHUNK);
+    return if crate::platform::portable() {
+        Err(Errno::NOSYS)
+    } else {
+        crate::sys::fs::copy_file_range(file, None, copy, None, CHUNK)
+    };
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
         let _ = (file, copy);
