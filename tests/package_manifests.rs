@@ -24,7 +24,16 @@ const PLACEHOLDER: &str = "0.0.0-dev";
 fn platforms() -> BTreeSet<String> {
     let mut found = npm_packages();
     found.remove("fsmcp");
-    assert!(found.contains("linux-x64"), "platform packages: {found:?}");
+    // The platforms the release promises (README.md's table): a package for each.
+    for promised in [
+        "darwin-arm64",
+        "darwin-x64",
+        "linux-arm64",
+        "linux-x64",
+        "win32-x64",
+    ] {
+        assert!(found.contains(promised), "platform packages: {found:?}");
+    }
     found
 }
 
@@ -96,7 +105,9 @@ fn platform_packages_match_their_names() {
         let (os, cpu) = platform.split_once('-').expect("<platform>-<arch>");
         assert_eq!(m["os"], json!([os]), "{platform}");
         assert_eq!(m["cpu"], json!([cpu]), "{platform}");
-        assert_eq!(m["files"], json!(["bin/fsmcp"]), "{platform}");
+        // Windows runs only files named .exe; the launcher asks for that name there.
+        let binary = if os == "win32" { "fsmcp.exe" } else { "fsmcp" };
+        assert_eq!(m["files"], json!([format!("bin/{binary}")]), "{platform}");
         // The launcher resolves `<package>/package.json`, which an exports map would hide.
         assert!(
             m.get("exports").is_none(),

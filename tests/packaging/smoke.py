@@ -227,10 +227,8 @@ def launcher(tally: Tally, script: str) -> None:
                         {"code": got.returncode, "stderr": got.stderr})
 
         # A platform nothing is published for: pretend to be FreeBSD on arm64.
-        fake = base / "fake-platform.js"
-        fake.write_text("Object.defineProperty(process, 'platform', { value: 'freebsd' });\n"
-                        "Object.defineProperty(process, 'arch', { value: 'arm64' });\n")
-        got = run([node, "--require", str(fake), script, "--version"], env=env)
+        fake = Path(__file__).with_name("platform.js")
+        got = run([node, "--require", str(fake), script, "--version"], env=env | {"FSMCP_SMOKE_PLATFORM": "freebsd-arm64"})
         lines = got.stderr.strip().splitlines()
         tally.check("on an unsupported platform the launcher exits 1 with one line naming freebsd-arm64 and the source build",
                     got.returncode == 1 and len(lines) == 1 and "freebsd-arm64" in lines[0]

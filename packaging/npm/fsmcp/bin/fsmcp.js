@@ -15,9 +15,9 @@ const path = require('path');
 
 // Platform keys (process.platform-process.arch) with a published package. Add one here and
 // in optionalDependencies when a platform package is added (see packaging/README.md).
-const PLATFORMS = new Set(['linux-x64']);
+const PLATFORMS = new Set(['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64', 'win32-x64']);
 const FROM_SOURCE =
-  'build it from source instead (Rust 1.88+ and a C compiler): ' +
+  'build it from source instead (Rust 1.90+ and a C compiler): ' +
   'cargo install --locked --git https://github.com/fsmcp/fsmcp fsmcp';
 
 function fail(message) {
@@ -31,7 +31,8 @@ const pkg = `@fsmcp/${key}`;
 let binary;
 try {
   // The package.json is always resolvable (platform packages declare no "exports").
-  binary = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'fsmcp');
+  const name = process.platform === 'win32' ? 'fsmcp.exe' : 'fsmcp';
+  binary = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', name);
 } catch {
   if (PLATFORMS.has(key)) {
     fail(
@@ -55,9 +56,11 @@ const forward = (signal) => {
 for (const signal of FORWARDED) process.on(signal, forward);
 
 child.on('error', (error) => {
-  // ENOENT: the file is gone, or it exists and its loader does not (a glibc build on musl).
+  // ENOENT: the file is gone, or (on Linux) it exists and its loader does not (a glibc
+  // build on musl).
+  const missing = process.platform === 'linux' ? 'is missing or needs glibc, which this system lacks' : 'is missing';
   const hints = {
-    ENOENT: `the binary is missing or needs glibc, which this system lacks; reinstall fsmcp, or ${FROM_SOURCE}`,
+    ENOENT: `the binary ${missing}; reinstall fsmcp, or ${FROM_SOURCE}`,
     EACCES: 'the binary is not executable; reinstall fsmcp',
   };
   const hint = hints[error.code] || FROM_SOURCE;
