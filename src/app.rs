@@ -132,6 +132,12 @@ fn open_root(
         return Err(RootProblem::NoInclude);
     }
     let selector = Selector::new(&config.includes, &config.excludes, config.default_excludes);
+    selector
+        .compile()
+        .map_err(|(key, message)| RootProblem::Other {
+            key,
+            error: ConfigError::new(message),
+        })?;
     let root = Root::open(&config.root, selector, config.limits)
         .map(|root| {
             root.with_follow_symlinks(config.follow_symlinks)

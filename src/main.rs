@@ -38,6 +38,9 @@ fn main() -> ExitCode {
         Ok(Invocation::Run(options)) => options,
         Err(error) => return config_failure(&error.to_string()),
     };
+    // Before the roots are opened, so what opening them finds (a kernel without openat2) is
+    // logged too.
+    init_logging(options.log_level.as_deref());
     let prepared = match fsmcp::app::prepare(&options, |name| std::env::var(name).ok()) {
         Ok(prepared) => prepared,
         Err(error) => return config_failure(&error.to_string()),
@@ -51,7 +54,6 @@ fn main() -> ExitCode {
         Some(Ok(http)) => Some(http),
         Some(Err(error)) => return config_failure(&error.to_string()),
     };
-    init_logging(options.log_level.as_deref());
     // Named once, after the roots are open (the kernel has by then said whether it takes
     // openat2), so an operator can see which of each platform's doors is in use.
     tracing::info!(target: "fsmcp::platform", "{}", fsmcp::root::Platform::current());

@@ -645,3 +645,32 @@ fn a_reader_that_goes_away_ends_fsmcp_quietly() {
         assert_eq!(status.code(), Some(code), "{args:?} with stderr closed too");
     }
 }
+
+/// Globs too many to compile together once passed start-up and failed every call afterwards
+/// ("internal error"); they are refused when the root opens, naming the option.
+#[test]
+fn globs_too_many_to_compile_are_refused_at_start_up() {
+    let tree = Tree::new().file("a.txt", "a\n");
+    let root = root_of(&tree);
+    let excludes: Vec<String> = (0..20_000).map(|i| format!("**/d{i}/**/*.rs")).collect();
+    let mut args = serving_args(&root, &["--tools", "fs"]);
+    for exclude in &excludes {
+        args.extend(["--exclude", exclude.as_str()]);
+    }
+    args.extend(["--call", "fs_read", r#"{"path":"a.txt"}"#]);
+    assert_eq!(
+        config_error(&args),
+        "the 20000 --exclude patterns are too many or too large to compile together (more than 64 MiB); use fewer or simpler ones"
+    );
+    // A few thousand are fine.
+    let mut args = serving_args(&root, &["--tools", "fs"]);
+    for exclude in &excludes[..2_000] {
+        args.extend(["--exclude", exclude.as_str()]);
+    }
+    args.extend(["--call", "fs_read", r#"{"path":"a.txt"}"#]);
+    let (status, stdout, stderr) = run(&args);
+    assert!(
+        status.success() && stdout.contains("a\\n"),
+        "{stdout}{stderr}"
+    );
+}

@@ -170,18 +170,103 @@ fn opens(log: &str) -> Vec<Open> {
 
 /// The opens of one `--call` of `tool` reading `path`, traced by strace, openat2 allowed.
 fn traced(tree: &Tree, tool: &str, path: &str, extra: &[&str]) -> Vec<Open> {
+    traced_call(tree, tool, path, extra, None).0
+}
+
+/// [`traced`], with strace answering the first `openat2` with `refused` (an errno name) when
+/// given, and the server's stderr beside the opens.
+fn traced_call(
+    tree: &Tree,
+    tool: &str,
+    path: &str,
+    extra: &[&str],
+    refused: Option<&str>,
+) -> (Vec<Open>, String) {
     let logs = tempfile::tempdir().expect("a directory for the trace");
     let log = logs.path().join("trace");
     let mut command = Command::new("strace");
+    command.args(["-f", "-s", "4096", "-e", "trace=openat2,openat"]);
+    if let Some(errno) = refused {
+        command
+            .arg("-e")
+            .arg(format!("inject=openat2:error={errno}:when=1"));
+    }
     command
-        .args(["-f", "-s", "4096", "-e", "trace=openat2,openat", "-o"])
+        .arg("-o")
         .arg(&log)
         .args(fsmcp_argv())
         .args(call_args(tree, tool, path, extra))
         .env_remove("FSMCP_TEST_NO_OPENAT2")
         .env_remove("FSMCP_TEST_PORTABLE");
-    assert_read(tool, &run_command(command));
-    opens(&std::fs::read_to_string(&log).expect("read the trace"))
+    let run = run_command(command);
+    assert_read(tool, &run);
+    let opens = opens(&std::fs::read_to_string(&log).expect("read the trace"));
+    (opens, run.2)
+}
+
+/// One `--call` of `fs_read` of `a/b/door.txt` (logging at info) under strace, the first
+/// `openat2` answered with `errno` by strace itself: the `openat2` calls (in order), the other
+/// opens, and the server's stderr.
+fn traced_refusing_openat2(errno: &str) -> (Vec<Open>, Vec<Open>, String) {
+    let (opens, stderr) = traced_call(
+        &tree(),
+        "fs_read",
+        &format!("a/b/{NAME}"),
+        &["--log-level", "info"],
+        Some(errno),
+    );
+    let (by_openat2, others) = opens.into_iter().partition(|o| o.syscall == "openat2");
+    (by_openat2, others, stderr)
+}
+
+/// An `openat2` the kernel refuses for the call itself (`EPERM` from a seccomp filter, say)
+/// once took the walk for every later open of the process, silently. Now only that open
+/// walks: the next ones ask `openat2` again, and the file is still opened by it.
+#[test]
+fn a_refused_openat2_weakens_only_that_open() {
+    if !strace_works() {
+        return;
+    }
+    let (by_openat2, _, _) = traced_refusing_openat2("EPERM");
+    let lines: Vec<&str> = by_openat2.iter().map(|o| o.line.as_str()).collect();
+    assert!(
+        by_openat2.first().is_some_and(|o| o.line.contains("EPERM")),
+        "the first openat2 is refused: {lines:#?}"
+    );
+    assert!(
+        by_openat2
+            .iter()
+            .any(|o| o.path == format!("a/b/{NAME}") && o.result >= 0),
+        "a later open asks openat2 again and opens the file by it: {lines:#?}"
+    );
+}
+
+/// A kernel without `openat2` (`ENOSYS`) has none for good: every later open walks, and the
+/// log says so before the start-up line that names the door.
+#[test]
+fn a_kernel_without_openat2_walks_from_then_on_and_says_so() {
+    if !strace_works() {
+        return;
+    }
+    let (by_openat2, others, stderr) = traced_refusing_openat2("ENOSYS");
+    let lines: Vec<&str> = by_openat2.iter().map(|o| o.line.as_str()).collect();
+    assert_eq!(lines.len(), 1, "only the first open asks: {lines:#?}");
+    assert!(
+        others
+            .iter()
+            .any(|o| o.syscall == "openat" && o.path == NAME && o.result >= 0),
+        "the file is opened by the walk"
+    );
+    let warned = stderr
+        .lines()
+        .position(|l| l.contains("WARN") && l.contains("this kernel has no openat2"));
+    let door = stderr
+        .lines()
+        .position(|l| l.contains("door: one no-follow openat per component"));
+    assert!(
+        warned.is_some() && door.is_some() && warned < door,
+        "a warning, then the door named: {stderr}"
+    );
 }
 
 /// The opens that concern this test: the root's, and any naming something below it.

@@ -893,3 +893,27 @@ fn a_tail_of_a_large_file_reports_the_revision_only_when_already_known() {
     let structured = fs_revisions(&mut server, "fs_read", tail_args);
     assert_eq!(revision(&structured, "path"), file_revision(&text));
 }
+
+/// A file whose permissions keep the server out was once refused as "not a regular file",
+/// which sent an agent looking for a link or a FIFO. The answer now says what it is.
+#[test]
+fn a_file_the_server_may_not_read_is_named_as_such() {
+    let tree = Tree::new().file("locked.txt", "secret\n");
+    tree.chmod("locked.txt", 0o000);
+    // Root bypasses permission bits: as root, the server runs as an unprivileged user.
+    let Some(mut server) = unprivileged_server(&tree, &["--tools", "fs,ptc", "--include", "**"])
+    else {
+        return;
+    };
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "locked.txt"})),
+        "'locked.txt' is a file this server may not read: its permissions (mode or owner) deny it; change them, or read another file"
+    );
+    // The program-facing tool keeps the wording of the tool it stands in for.
+    let refused = server.call_result("read_text_file", json!({"path": "locked.txt"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["content"][0]["text"], "path is not a readable regular file",
+        "{refused}"
+    );
+}

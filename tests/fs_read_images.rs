@@ -346,6 +346,11 @@ fn an_image_cut_short_or_damaged_is_refused_naming_what_is_wrong() {
     // A changed chunk type fails its CRC before anything else is judged.
     let mut renamed = png(1, 1);
     renamed[12..16].copy_from_slice(b"IHDX");
+    // 4294967295 x 4294967295 pixels, past the format's 2^31 - 1 a side, with a valid CRC.
+    let mut huge = png(1, 1);
+    huge[16..24].copy_from_slice(&[0xff; 8]);
+    let crc = crc32(&huge[12..29]);
+    huge[29..33].copy_from_slice(&crc.to_be_bytes());
     let jpg = jpeg(8, 8);
     let gif = gif(3, 3);
     let mut no_image_gif = gif[..13 + 6].to_vec();
@@ -377,6 +382,12 @@ fn an_image_cut_short_or_damaged_is_refused_naming_what_is_wrong() {
             renamed,
             "PNG",
             "a chunk's CRC does not match its bytes",
+        ),
+        (
+            "huge.png",
+            huge,
+            "PNG",
+            "its IHDR chunk gives a side over 2147483647 pixels",
         ),
         (
             "cut.jpg",

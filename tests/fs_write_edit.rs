@@ -639,6 +639,47 @@ fn a_replace_all_may_grow_a_file_by_no_more_than_the_write_limit() {
     );
 }
 
+/// One long line of many matches costs one pass, not one pass per match: 16 MiB of `x` in a
+/// single line, every `xx` made `x` (8,388,608 runs), dry and then for real. Each run used to
+/// rescan the rest of the line for the dry-run diff's hunks, a quadratic that took minutes
+/// here and held the root meanwhile; the harness's wait for an answer bounds both calls.
+#[test]
+fn replace_all_on_one_long_line_is_linear() {
+    let before = "x".repeat(16 << 20);
+    let tree = Tree::new()
+        .file("one-line.min.js", &before)
+        .file("small.txt", "hi\n");
+    let mut server = fs_server(&tree);
+    let args = |dry: bool| {
+        json!({"path": "one-line.min.js", "old-string": "xx", "new-string": "x",
+               "replace-all": true, "dry-run": dry})
+    };
+    let preview = fs_text(&mut server, "fs_edit", args(true));
+    assert!(
+        preview.starts_with("--- a/one-line.min.js\n+++ b/one-line.min.js\n@@ -1 +1 @@\n"),
+        "{}",
+        &preview[..200.min(preview.len())]
+    );
+    assert_eq!(
+        tree.bytes("one-line.min.js").len(),
+        16 << 20,
+        "a dry run changes nothing"
+    );
+    assert_eq!(
+        edit(&mut server, args(false)),
+        "Replaced 8388608 occurrences in 'one-line.min.js'; wrote 8388608 bytes"
+    );
+    assert_eq!(
+        tree.bytes("one-line.min.js"),
+        "x".repeat(8 << 20).as_bytes()
+    );
+    // The root is free again at once.
+    assert_eq!(
+        fs_text(&mut server, "fs_read", json!({"path": "small.txt"})),
+        "hi\n"
+    );
+}
+
 #[test]
 fn a_file_larger_than_the_write_limit_stays_editable() {
     let before = format!("{}\nfn main() {{}}\n", "// filler\n".repeat(20_000));

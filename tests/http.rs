@@ -503,3 +503,74 @@ fn a_host_header_is_parsed_strictly() {
     );
     assert_eq!(twice.status, 400, "{twice:?}");
 }
+
+/// A legacy `initialize` through `server`, and the session id it answers with.
+fn legacy_session(server: &HttpServer, id: u64) -> String {
+    let init = server.send(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "test", "version": "1"}}})
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(init.status, 200, "initialize {id}: {}", init.body);
+    init.header("mcp-session-id")
+        .expect("a session id")
+        .to_owned()
+}
+
+/// The HTTP status of `tools/list` in legacy session `session`.
+fn list_in(server: &HttpServer, session: &str) -> u16 {
+    server
+        .send(
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("Mcp-Session-Id", session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
+        )
+        .status
+}
+
+/// 256 `initialize` calls once took every legacy session for five minutes, and every later
+/// `initialize` got HTTP 500. At the cap the session used longest ago is closed instead: the
+/// newcomer gets in, a session in use stays, and the closed one is told so.
+#[test]
+fn a_flood_of_initialize_calls_cannot_lock_out_a_new_client() {
+    const CAP: usize = 256;
+    let tree = tree();
+    let server = serve(&tree, &[]);
+    let kept = legacy_session(&server, 1);
+    let flood: Vec<String> = (2..=CAP as u64)
+        .map(|id| legacy_session(&server, id))
+        .collect();
+    // The first session is used again, so the flood's first one is now the least recent.
+    assert_eq!(list_in(&server, &kept), 200);
+    for round in 0..3 {
+        let newcomer = legacy_session(&server, 1000 + round);
+        assert_eq!(list_in(&server, &newcomer), 200, "round {round}");
+        assert_eq!(
+            list_in(&server, &kept),
+            200,
+            "round {round}: the session in use"
+        );
+        let evicted = &flood[round as usize];
+        assert_eq!(
+            list_in(&server, evicted),
+            404,
+            "round {round}: the oldest is closed"
+        );
+    }
+    // A client of the current protocol needs no session at all.
+    assert_eq!(server.modern(5, "tools/list", json!({}), &[]).status, 200);
+}

@@ -599,7 +599,7 @@ fn the_install_lines_use_the_names_the_packaging_declares() {
 
 #[test]
 fn the_toolchain_and_libraries_the_pages_name_are_the_builds() {
-    // "Rust 1.88 or later": the README's version is the manifest's rust-version.
+    // "Rust 1.90 or later": the README's version is the manifest's rust-version.
     let readme = repo_file("README.md");
     let stated = readme
         .split("With Rust ")

@@ -146,6 +146,54 @@ fn stalled_connections_do_not_starve_an_authenticated_call() {
     assert!(again.starts_with("HTTP/1.1 200"), "{again:?}");
 }
 
+/// Clients without the token once held every connection slot: kept-alive sockets asking again
+/// every 0.4 s were never idle and never evictable, and an authenticated call waited as long as
+/// they kept asking. A 401 now closes its connection, so they hold a slot for one request at a
+/// time and the authenticated call is next in the accept queue.
+#[test]
+fn a_client_without_the_token_cannot_hold_a_connection() {
+    let tree = Tree::new().file("a.txt", "alpha\n");
+    let server = HttpServer::start(
+        tree.path(),
+        &[
+            "--include",
+            "**",
+            "--auth-token-env",
+            "FSMCP_TEST_TOKEN",
+            "--http-max-connections",
+            "2",
+        ],
+        &[("FSMCP_TEST_TOKEN", TOKEN)],
+    );
+    let port = server.port;
+    // Two keep-alive clients without the token take both slots.
+    let mut holders: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).expect("connect"))
+        .collect();
+    for holder in &mut holders {
+        holder
+            .set_read_timeout(Some(timeout()))
+            .expect("read timeout");
+        let ask = format!(
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: keep-alive\r\n\r\n"
+        );
+        holder.write_all(ask.as_bytes()).expect("send");
+        // The whole answer, then the end of the stream: the server closed the connection.
+        let mut reply = Vec::new();
+        let read = holder.read_to_end(&mut reply);
+        let reply = String::from_utf8_lossy(&reply);
+        assert!(read.is_ok(), "the connection stayed open after: {reply:?}");
+        assert!(reply.starts_with("HTTP/1.1 401"), "{reply:?}");
+        assert!(
+            reply.to_ascii_lowercase().contains("connection: close"),
+            "{reply:?}"
+        );
+    }
+    let reply = authorized_post(port, &read_call(1, "a.txt"), timeout());
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply:?}");
+    assert!(reply.contains("alpha"), "{reply}");
+}
+
 #[test]
 fn a_silent_connection_is_closed_after_the_header_read_timeout() {
     let tree = Tree::new().file("a.txt", "alpha\n");

@@ -65,6 +65,31 @@ fn a_new_file_is_private_and_an_existing_file_keeps_its_mode() {
     assert_eq!(tree.mode("new.txt"), 0o600);
 }
 
+/// A rewrite that cannot give the file back to its owner (the server runs as another user)
+/// once kept set-user-ID and set-group-ID on a file now owned by the server's user: a
+/// set-user-ID program the server's user never had. The bits go, as the kernel drops them
+/// when an unprivileged process writes a file; the rest of the mode stays.
+#[test]
+fn a_rewrite_drops_set_user_id_and_set_group_id() {
+    let tree = Tree::new().file("tool", "#!/bin/sh\n");
+    let Some(mut server) = unprivileged_server(&tree, &["--include", "**"]) else {
+        return;
+    };
+    // Writable by the server's user, in a directory it may add its temporary file to.
+    tree.chmod("", 0o777);
+    tree.chmod("tool", 0o6777);
+    server.call(
+        "write_text_file",
+        json!({"path": "tool", "content": "#!/bin/sh\necho changed\n"}),
+    );
+    assert_eq!(tree.bytes("tool"), b"#!/bin/sh\necho changed\n");
+    assert_eq!(
+        tree.mode("tool"),
+        0o777,
+        "set-user-ID and set-group-ID dropped, the rest kept"
+    );
+}
+
 #[test]
 fn a_write_leaves_no_temporary_file_behind() {
     let tree = Tree::new().file("a.txt", "a");

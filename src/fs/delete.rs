@@ -7,7 +7,7 @@ use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, answer, bool_arg, str_arg};
-use crate::root::{Node, Removal, RemoveError};
+use crate::root::{Node, Removal, RemoveError, RootError};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
@@ -75,8 +75,28 @@ impl Fs {
                     let Some(seen) = self.root().check_tree(&location, &allowed)? else {
                         return Err(FsError::DeleteUnserved(given.to_owned()));
                     };
-                    if self.root().remove_seen(&location, &seen)? != Removal::Complete {
-                        return Err(FsError::DeleteRaced(given.to_owned()));
+                    match self.root().remove_seen(&location, &seen)? {
+                        Removal::Complete => {}
+                        Removal::LeftUnseen => {
+                            return Err(FsError::DeleteRaced(given.to_owned()));
+                        }
+                        Removal::Stopped { removed, cause } => {
+                            let why = match cause {
+                                RootError::Cancelled => "when the call was cancelled".to_owned(),
+                                _ => {
+                                    let seconds = self.root().limits().max_call_seconds;
+                                    format!(
+                                        "at the call's deadline ({seconds} s, --max-call-seconds)"
+                                    )
+                                }
+                            };
+                            return Err(FsError::DeleteStopped {
+                                path: given.to_owned(),
+                                why,
+                                removed,
+                                total: seen.len() as u64 + 1,
+                            });
+                        }
                     }
                     format!("Deleted directory '{given}' and everything below it")
                 }

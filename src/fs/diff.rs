@@ -365,6 +365,15 @@ fn replacement_blocks(
         if runs > MAX_RUNS {
             return None;
         }
+        // A run that ends inside the current block's last line leaves the block's lines as they
+        // are; looking for its line's end again would rescan that line once per run (quadratic
+        // on one long line of many matches).
+        if let Some(block) = blocks.last_mut()
+            && start + replaced < block.old.end
+        {
+            block.new.end = moved(runs, block.old.end);
+            continue;
+        }
         let end = line_end(start + replaced);
         match blocks.last_mut() {
             Some(block) if start < block.old.end => {

@@ -160,6 +160,8 @@ impl Fs {
             return Ok(diff.preview(revision, max_result_bytes, narrow));
         }
         let diff = Diff::of_replacements(path, &text, &output, runs, lengths, STRUCTURED_BYTES);
+        // A call past its deadline (or cancelled) changes nothing: its caller has given up.
+        crate::root::check_deadline()?;
         self.commit(given, &location, output.as_bytes())?;
         let noun = if count == 1 {
             "occurrence"

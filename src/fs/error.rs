@@ -78,6 +78,11 @@ pub enum FsError {
     /// A FIFO, socket, device or link where a regular file is needed.
     #[error("'{0}' is not a regular file")]
     NotRegular(String),
+    /// A file the system keeps from this server by its permissions.
+    #[error(
+        "'{0}' is a file this server may not read: its permissions (mode or owner) deny it; change them, or read another file"
+    )]
+    Denied(String),
     /// A refusal caused by one of the root's limits.
     #[error("{0}")]
     OverLimit(OverLimit),
@@ -214,6 +219,20 @@ pub enum FsError {
         "'{0}' changed while it was being deleted: what the check saw is gone, and what appeared since is left in place; list it and delete again"
     )]
     DeleteRaced(String),
+    /// A recursive delete stopped by the call's deadline (or its cancellation) partway.
+    #[error(
+        "Stopped deleting '{path}' {why} after removing {removed} of its {total} entries; the rest is still there: call delete again to remove it"
+    )]
+    DeleteStopped {
+        /// The path as given.
+        path: String,
+        /// Why it stopped, worded for the sentence.
+        why: String,
+        /// Entries removed before the stop.
+        removed: u64,
+        /// Entries the check saw, the directory itself included.
+        total: u64,
+    },
     /// A file that changed while a call read it.
     #[error("'{0}' changed while it was being read; call again")]
     Changed(String),
@@ -340,6 +359,7 @@ impl FsError {
             }
             (RootError::NotServed, Some(given)) => FsError::Missing(given),
             (RootError::Excluded, Some(given)) => FsError::NotServed(given),
+            (RootError::Denied, Some(given)) => FsError::Denied(given),
             (RootError::NotReadable | RootError::NotWritable, Some(given)) => {
                 FsError::NotRegular(given)
             }

@@ -326,7 +326,10 @@ fn digest(bytes: &[u8]) -> [u8; 32] {
 }
 
 /// Lets a request through only with `Authorization: Bearer <token>`; anything else is 401 with
-/// `WWW-Authenticate: Bearer`, before the request reaches the MCP layer.
+/// `WWW-Authenticate: Bearer`, before the request reaches the MCP layer, and the connection
+/// closes after it: a client without the token holds a connection slot for one request at a
+/// time, never between requests (kept alive, it could hold every slot by asking again before
+/// the idle limit).
 async fn require_token(
     State(expected): State<Arc<[u8; 32]>>,
     request: Request,
@@ -346,6 +349,7 @@ async fn require_token(
     let mut response = (StatusCode::UNAUTHORIZED, Body::from(body)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

@@ -1,7 +1,14 @@
 //! Legacy (2025-11-25) HTTP sessions with a ceiling: `rmcp`'s in-memory session manager, which
 //! closes a session after five idle minutes, behind a cap on how many may be open at once, so a
-//! flood of `initialize` requests cannot grow the server's state without bound. A session's
-//! answers go out through [`SessionTransport`], which words them as stdio does.
+//! flood of `initialize` requests cannot grow the server's state without bound. At the cap, a
+//! new `initialize` closes the session used longest ago instead of being refused: a flood then
+//! costs the flooder its own oldest sessions, every new client gets in, and a client whose
+//! session was closed is told so (404) and initializes again, as the protocol has it. A
+//! session's answers go out through [`SessionTransport`], which words them as stdio does.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use futures::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -15,24 +22,37 @@ use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 
 use super::wire::word_method_not_found;
 
-/// Most legacy sessions open at once; the next `initialize` is refused until one closes.
+/// Most legacy sessions open at once; the next `initialize` closes the one used longest ago.
 pub const MAX_SESSIONS: usize = 256;
 
-/// [`LocalSessionManager`] refusing a session past [`MAX_SESSIONS`].
+/// [`LocalSessionManager`] holding at most [`MAX_SESSIONS`] sessions, the least recently used
+/// closed to make room.
 #[derive(Debug, Default)]
 pub struct CappedSessions {
     inner: LocalSessionManager,
+    /// When each session was last named by a request (or created).
+    used: Mutex<HashMap<SessionId, Instant>>,
 }
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// [`MAX_SESSIONS`] sessions are open.
-    #[error("too many open sessions")]
-    Full,
     /// The inner manager's failure.
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
+}
+
+impl CappedSessions {
+    fn used(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Instant>> {
+        self.used.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes that a request named session `id`.
+    fn touch(&self, id: &SessionId) {
+        if let Some(at) = self.used().get_mut(id) {
+            *at = Instant::now();
+        }
+    }
 }
 
 type LocalTransport = <LocalSessionManager as SessionManager>::Transport;
@@ -66,10 +86,22 @@ impl SessionManager for CappedSessions {
     type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
-        if self.inner.sessions.read().await.len() >= MAX_SESSIONS {
-            return Err(SessionError::Full);
+        let open: HashSet<SessionId> = self.inner.sessions.read().await.keys().cloned().collect();
+        // Sessions the manager closed by itself (idle for five minutes) are forgotten here, so
+        // this record never outgrows the sessions open.
+        let oldest = {
+            let mut used = self.used();
+            used.retain(|id, _| open.contains(id));
+            (open.len() >= MAX_SESSIONS)
+                .then(|| open.iter().min_by_key(|id| used.get(*id).copied()).cloned())
+                .flatten()
+        };
+        if let Some(oldest) = oldest {
+            self.used().remove(&oldest);
+            self.inner.close_session(&oldest).await?;
         }
         let (id, transport) = self.inner.create_session().await?;
+        self.used().insert(id.clone(), Instant::now());
         Ok((id, SessionTransport(transport)))
     }
 
@@ -82,10 +114,12 @@ impl SessionManager for CappedSessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, SessionError> {
+        self.touch(id);
         Ok(self.inner.has_session(id).await?)
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
+        self.used().remove(id);
         Ok(self.inner.close_session(id).await?)
     }
 

@@ -25,10 +25,6 @@ use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTr
 /// of its own bounds it.
 pub const MAX_COPY_BYTES: u64 = 1 << 30;
 
-/// Permission bits a copy keeps: read, write and execute for each class, and the sticky bit.
-/// Set-user-ID and set-group-ID are dropped, as `cp` drops them without `--preserve`.
-const KEPT_BITS: u32 = 0o1777;
-
 /// Most bytes one `copy_file_range` call moves, so the deadline is checked in between.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const CHUNK: usize = 8 << 20;
@@ -261,9 +257,12 @@ impl Root {
                 frames.push((sub, child_source, child_copy, 0));
                 continue;
             }
-            crate::sys::fs::fchmod(&*copy, crate::platform::mode(record.mode & KEPT_BITS))
-                .and_then(|()| crate::platform::sync(&*copy))
-                .map_err(|_| CopyError::Failed)?;
+            crate::sys::fs::fchmod(
+                &*copy,
+                crate::platform::mode(record.mode & crate::mutate::KEPT_BITS),
+            )
+            .and_then(|()| crate::platform::sync(&*copy))
+            .map_err(|_| CopyError::Failed)?;
             frames.pop();
         }
         Ok(copied)
@@ -453,7 +452,7 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
     if done != identity.size || after.ok().as_ref() != Some(identity) {
         return Err(CopyError::Changed);
     }
-    crate::sys::fs::fchmod(copy, crate::platform::mode(mode & KEPT_BITS))
+    crate::sys::fs::fchmod(copy, crate::platform::mode(mode & crate::mutate::KEPT_BITS))
         .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)

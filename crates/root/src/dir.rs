@@ -121,7 +121,8 @@ pub(crate) enum Beneath {
     /// Missing, a link at some component, not below the root, or not openable (the kernel's
     /// reason).
     Refused(Errno),
-    /// This kernel has no `openat2`: take the user-space steps instead.
+    /// `openat2` cannot make this open (the kernel lacks it, or refused the call itself, or
+    /// kept seeing a rename race): take the user-space steps instead.
     Unsupported,
 }
 
@@ -145,19 +146,38 @@ fn openat2_beneath(root: impl AsFd, path: &str, flags: OFlags) -> Beneath {
     const BENEATH: ResolveFlags = ResolveFlags::BENEATH
         .union(ResolveFlags::NO_SYMLINKS)
         .union(ResolveFlags::NO_MAGICLINKS);
-    loop {
+    for _ in 0..OPENAT2_TRIES {
         match crate::sys::fs::openat2(&root, path, flags, Mode::empty(), BENEATH) {
             Ok(fd) => return Beneath::Opened(fd),
-            // The kernel saw a rename race it could not rule out: look again.
+            // The kernel saw a rename race it could not rule out: look again, a few times.
             Err(Errno::AGAIN | Errno::INTR) => continue,
-            Err(Errno::NOSYS | Errno::PERM | Errno::INVAL | Errno::TOOBIG) => {
-                HAS_OPENAT2.store(false, Ordering::Relaxed);
+            // No `openat2` in this kernel: it will not appear, so every later open walks.
+            Err(Errno::NOSYS) => {
+                if HAS_OPENAT2.swap(false, Ordering::Relaxed) {
+                    tracing::warn!(
+                        target: "fsmcp::platform",
+                        "this kernel has no openat2; opens below the root take the per-component no-follow walk from now on"
+                    );
+                }
+                return Beneath::Unsupported;
+            }
+            // The call itself refused (a seccomp filter, flags or a size this kernel does not
+            // take): this open walks, and the next one asks the kernel again, so a refusal
+            // that passes does not weaken the door for good.
+            Err(Errno::PERM | Errno::INVAL | Errno::TOOBIG) => {
+                tracing::debug!(target: "fsmcp::platform", "openat2 refused the call; this open walks");
                 return Beneath::Unsupported;
             }
             Err(e) => return Beneath::Refused(e),
         }
     }
+    // Raced every time: the walk, which holds each directory as it goes, is not fooled by it.
+    Beneath::Unsupported
 }
+
+/// How often one open asks `openat2` again after a rename race it could not rule out.
+#[cfg(target_os = "linux")]
+const OPENAT2_TRIES: usize = 8;
 
 /// Only Linux has `openat2`; elsewhere every open takes the per-component steps.
 #[cfg(not(target_os = "linux"))]
@@ -165,7 +185,7 @@ fn openat2_beneath(_root: impl AsFd, _path: &str, _flags: OFlags) -> Beneath {
     Beneath::Unsupported
 }
 
-/// Cleared the first time the kernel refuses `openat2` itself (not a path it was given).
+/// Cleared the first time the kernel answers that it has no `openat2` (`ENOSYS`).
 static HAS_OPENAT2: AtomicBool = AtomicBool::new(true);
 
 /// Takes the per-component walk from now on, as on a kernel without `openat2` (a test switch).

@@ -25,6 +25,11 @@ pub enum RootError {
     /// The path cannot be opened as a regular file (missing, a link, a directory, a FIFO…).
     #[error("path is not a readable regular file")]
     NotReadable,
+    /// The system refused this process the file by its permissions (`EACCES`, `EPERM`). The
+    /// program-facing tools word it as [`RootError::NotReadable`], as the tools they stand in
+    /// for do; the model-facing ones say what it is.
+    #[error("path is not a readable regular file")]
+    Denied,
     /// The file is larger than `--max-file-bytes`.
     #[error("file exceeds the configured size limit")]
     TooLarge,

@@ -406,6 +406,15 @@ pub enum Removal {
     /// Something that was not seen (or was replaced) since the check is still there, with the
     /// directories that hold it; everything else the check saw is gone.
     LeftUnseen,
+    /// The call's deadline passed, or it was cancelled ([`RootError::Deadline`] or
+    /// [`RootError::Cancelled`] in `cause`), after `removed` of the tree's entries were gone;
+    /// the rest is still in place.
+    Stopped {
+        /// Entries (files, links and directories) removed before the stop.
+        removed: u64,
+        /// Why it stopped.
+        cause: RootError,
+    },
 }
 
 pub(crate) fn inode_of(stat: &Stat) -> (u64, u64) {
@@ -512,26 +521,39 @@ impl Root {
     /// Removes what `seen` recorded below `location`, then the directory itself, deepest
     /// first and without recursion. An entry is removed only while it is still the inode the
     /// check saw; a directory replaced since is not entered, and whatever appeared since is
-    /// left where it is (with the directories that hold it).
+    /// left where it is (with the directories that hold it). The call's deadline and
+    /// cancellation are checked before each entry: a stopped removal leaves the rest in place
+    /// and says how much it removed. Only the top directory's parent is synced, once: the
+    /// directories below are gone, so making their changes durable would buy nothing.
     pub fn remove_seen(&self, location: &Location, seen: &SeenTree) -> Result<Removal, RootError> {
         let top = location.open_dir()?;
         if !same_inode(&top, seen.dirs[0].inode) {
             return Ok(Removal::LeftUnseen);
         }
         let mut complete = true;
+        let mut removed = 0u64;
+        let stopped = |removed, cause| Ok(Removal::Stopped { removed, cause });
         // Each frame: a directory's index, its descriptor, and how many subdirectories are done.
         let mut frames: Vec<(usize, OwnedFd, usize)> = vec![(0, top, 0)];
         while let Some((index, dir, next)) = frames.last_mut() {
             let record = &seen.dirs[*index];
             if *next == 0 {
                 for SeenEntry { name, inode, .. } in &record.entries {
+                    if let Err(cause) = crate::deadline::check() {
+                        return stopped(removed, cause);
+                    }
                     let still_seen = lstat_at(&*dir, name).is_some_and(|s| inode_of(&s) == *inode);
-                    if !still_seen
-                        || crate::sys::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_err()
+                    if still_seen
+                        && crate::sys::fs::unlinkat(&*dir, name.as_str(), AtFlags::empty()).is_ok()
                     {
+                        removed += 1;
+                    } else {
                         complete = false;
                     }
                 }
+            }
+            if let Err(cause) = crate::deadline::check() {
+                return stopped(removed, cause);
             }
             if let Some(&sub) = record.subdirs.get(*next) {
                 *next += 1;
@@ -542,21 +564,110 @@ impl Root {
                 }
                 continue;
             }
-            let _ = crate::platform::sync(&*dir);
             frames.pop();
-            let removed = match frames.last() {
+            let gone = match frames.last() {
                 Some((_, parent, _)) => {
                     crate::sys::fs::unlinkat(parent, record.name.as_str(), AtFlags::REMOVEDIR)
                         .is_ok()
                 }
                 None => location.remove(true).is_ok(),
             };
-            complete &= removed;
+            removed += u64::from(gone);
+            complete &= gone;
         }
         Ok(if complete {
             Removal::Complete
         } else {
             Removal::LeftUnseen
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // The test builds its tree with std::fs: it is the world outside the root.
+    #![allow(clippy::disallowed_methods)]
+
+    use super::*;
+    use crate::Selector;
+    use crate::deadline::Call;
+    use crate::limits::Limits;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    /// A root over a fresh directory holding `tree/` with `dirs` directories of two files.
+    fn tree(dirs: usize) -> (tempfile::TempDir, Root, Location) {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..dirs {
+            let sub = dir.path().join(format!("tree/d{i}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join("a.txt"), "a\n").unwrap();
+            std::fs::write(sub.join("b.txt"), "b\n").unwrap();
+        }
+        let selector = Selector::new(&["**".to_owned()], &[], true);
+        let root = Root::open(dir.path(), selector, Limits::default()).unwrap();
+        let location = root.locate(&RelPath::parse("tree").unwrap()).unwrap();
+        (dir, root, location)
+    }
+
+    fn entries(dir: &std::path::Path) -> usize {
+        walk_count(&dir.join("tree"))
+    }
+
+    fn walk_count(path: &std::path::Path) -> usize {
+        match std::fs::read_dir(path) {
+            Ok(read) => 1 + read.map(|e| walk_count(&e.unwrap().path())).sum::<usize>(),
+            Err(_) if path.exists() => 1,
+            Err(_) => 0,
+        }
+    }
+
+    #[test]
+    fn a_removal_past_its_deadline_stops_and_leaves_the_rest() {
+        let (dir, root, location) = tree(20);
+        let seen = root.check_tree(&location, &|_, _| true).unwrap().unwrap();
+        assert_eq!(entries(dir.path()), 61);
+        let removal =
+            Call::within(Duration::ZERO).run(|| root.remove_seen(&location, &seen).unwrap());
+        assert_eq!(
+            removal,
+            Removal::Stopped {
+                removed: 0,
+                cause: RootError::Deadline
+            }
+        );
+        assert_eq!(
+            entries(dir.path()),
+            61,
+            "nothing is removed past the deadline"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_removal_stops_and_leaves_the_rest() {
+        let (dir, root, location) = tree(20);
+        let seen = root.check_tree(&location, &|_, _| true).unwrap().unwrap();
+        let flag = Arc::new(AtomicUsize::new(1));
+        let call = Call::within(Duration::from_secs(60)).cancelled_by(flag);
+        let removal = call.run(|| root.remove_seen(&location, &seen).unwrap());
+        assert_eq!(
+            removal,
+            Removal::Stopped {
+                removed: 0,
+                cause: RootError::Cancelled
+            }
+        );
+        assert_eq!(entries(dir.path()), 61);
+    }
+
+    #[test]
+    fn a_removal_in_time_removes_everything_it_saw() {
+        let (dir, root, location) = tree(20);
+        let seen = root.check_tree(&location, &|_, _| true).unwrap().unwrap();
+        let removal = Call::within(Duration::from_secs(60))
+            .run(|| root.remove_seen(&location, &seen).unwrap());
+        assert_eq!(removal, Removal::Complete);
+        assert_eq!(entries(dir.path()), 0);
     }
 }

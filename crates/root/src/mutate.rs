@@ -24,8 +24,16 @@ impl Root {
     }
 }
 
+/// Permission bits a new file keeps of the one it replaces (or copies): read, write and
+/// execute for each class, and the sticky bit. Set-user-ID and set-group-ID are dropped, as
+/// the kernel drops them when an unprivileged process writes the file and as `cp` does
+/// without `--preserve`: a rewrite this server cannot give back to the file's owner would
+/// otherwise leave a set-user-ID program owned by the server's user.
+pub(crate) const KEPT_BITS: u32 = 0o1777;
+
 /// Atomically replaces or creates `name` in `dir` with `bytes`. A new file gets `new_mode`, or
-/// 0666 less the umask when `None`; an existing one keeps its mode and, where permitted, owner.
+/// 0666 less the umask when `None`; an existing one keeps its mode (but set-user-ID and
+/// set-group-ID, see [`KEPT_BITS`]) and, where permitted, owner.
 pub(crate) fn replace_in(
     dir: BorrowedFd<'_>,
     name: &str,
@@ -55,7 +63,7 @@ pub(crate) fn replace_in(
     #[allow(clippy::unnecessary_cast)] // `st_mode` is u16 on some platforms.
     let mode = existing
         .as_ref()
-        .map(|s| s.st_mode as u32 & 0o7777)
+        .map(|s| s.st_mode as u32 & KEPT_BITS)
         .or(new_mode);
     let (temp_name, temp) = create_temp(dir, mode.unwrap_or(0o666))?;
     let committed = write_all(&temp, bytes)

@@ -200,8 +200,9 @@ pub(crate) fn open_regular(
     Err(NotOpened::Refused)
 }
 
-/// Why [`open_regular`] opened nothing. Every tool reads both as [`RootError::NotReadable`];
-/// a copy names a file it may not read apart from one that changed under it.
+/// Why [`open_regular`] opened nothing: [`RootError::Denied`] for a file the system keeps from
+/// this process, else [`RootError::NotReadable`]; a copy names a file it may not read apart
+/// from one that changed under it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NotOpened {
     /// The kernel refused this process the open by permissions (`EACCES`, `EPERM`).
@@ -226,7 +227,8 @@ impl From<NotOpened> for RootError {
     fn from(not: NotOpened) -> RootError {
         match not {
             NotOpened::InUse => RootError::InUse,
-            _ => RootError::NotReadable,
+            NotOpened::Denied => RootError::Denied,
+            NotOpened::Refused => RootError::NotReadable,
         }
     }
 }

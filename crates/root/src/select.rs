@@ -128,13 +128,15 @@ impl Glob {
     }
 }
 
-fn build_set(patterns: &[String], case_insensitive: bool) -> RegexSet {
+/// Most memory one compiled set of globs may take.
+const SET_SIZE_LIMIT: usize = 64 << 20;
+
+fn build_set(patterns: &[String], case_insensitive: bool) -> Result<RegexSet, regex::Error> {
     RegexSetBuilder::new(patterns.iter().map(|p| glob_to_regex(p)))
         .case_insensitive(case_insensitive)
         .dot_matches_new_line(true)
-        .size_limit(64 << 20)
+        .size_limit(SET_SIZE_LIMIT)
         .build()
-        .expect("escaped globs are always valid regexes")
 }
 
 /// Globs compiled into one regex set on first use: compiling (the case-insensitive built-in
@@ -155,9 +157,22 @@ impl LazySet {
         }
     }
 
+    /// Compiles the set now, or says why it cannot be: too many or too large globs (every
+    /// glob is escaped into a valid pattern, so size is the one way to fail).
+    fn compile(&self) -> Result<(), regex::Error> {
+        if self.set.get().is_none() {
+            let set = build_set(&self.patterns, self.case_insensitive)?;
+            let _ = self.set.set(set);
+        }
+        Ok(())
+    }
+
     fn is_match(&self, path: &str) -> bool {
         self.set
-            .get_or_init(|| build_set(&self.patterns, self.case_insensitive))
+            .get_or_init(|| {
+                build_set(&self.patterns, self.case_insensitive)
+                    .expect("the operator's sets compile at start-up; the built-in one always does")
+            })
             .is_match(path)
     }
 }
@@ -193,6 +208,27 @@ impl Selector {
             exclude_set: LazySet::new(excludes.to_vec(), ignore_case),
             default_set: default_excludes.then(|| LazySet::new(self::default_excludes(), true)),
         }
+    }
+
+    /// Compiles the operator's includes and excludes now (the built-in excludes, fixed and
+    /// known to compile, stay lazy), so globs too many or too large to match are refused when
+    /// the root opens, naming which, instead of failing every call. The error is the option
+    /// (`include` or `exclude`) and a sentence saying what to change.
+    pub fn compile(&self) -> Result<(), (&'static str, String)> {
+        let refuse = |which: &'static str, patterns: &LazySet| {
+            let message = format!(
+                "the {} --{which} patterns are too many or too large to compile together (more than {} MiB); use fewer or simpler ones",
+                patterns.patterns.len(),
+                SET_SIZE_LIMIT >> 20
+            );
+            (which, message)
+        };
+        self.include_set
+            .compile()
+            .map_err(|_| refuse("include", &self.include_set))?;
+        self.exclude_set
+            .compile()
+            .map_err(|_| refuse("exclude", &self.exclude_set))
     }
 
     /// Some include matches and nothing excludes the path.

@@ -109,6 +109,9 @@ fn le24(bytes: &[u8], at: usize) -> Option<u32> {
     field(bytes, at).map(|[a, b, c]| u32::from_le_bytes([a, b, c, 0]))
 }
 
+/// The largest width or height a PNG may declare (2^31 - 1, the PNG specification's bound).
+const PNG_MAX_SIDE: u32 = (1 << 31) - 1;
+
 /// PNG: the signature, an IHDR chunk first, at least one IDAT, and an IEND chunk, every chunk
 /// whole with the CRC it carries (decoders refuse a critical chunk whose CRC is wrong).
 fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
@@ -143,6 +146,10 @@ fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
                 };
                 if width == 0 || height == 0 {
                     return Err("its IHDR chunk gives no size");
+                }
+                // The format's own bound; a host handed more would size buffers from it.
+                if width > PNG_MAX_SIDE || height > PNG_MAX_SIDE {
+                    return Err("its IHDR chunk gives a side over 2147483647 pixels");
                 }
                 size = Some((width, height));
             }
