@@ -440,7 +440,7 @@ fn nothing_above_the_root_and_no_link_or_oversized_file_is_read() {
     );
     assert_eq!(glob(&mut server, "."), set(&["a.log", "b.txt"]));
 
-    // A `.gitignore` that is a link is not followed; one over 1 MiB is not read.
+    // A `.gitignore` that is a link is not followed; one over 256 KiB is not read.
     let linked = Tree::new()
         .file("rules.txt", "*.log\n")
         .symlink(".gitignore", "rules.txt")
@@ -462,4 +462,196 @@ fn nothing_above_the_root_and_no_link_or_oversized_file_is_read() {
         "{files:?}"
     );
     assert!(!files.contains("small/c.log"), "{files:?}");
+}
+
+/// `n` patterns of the costliest shape to compile and match (`**/dN/**/*.rs`), every other
+/// one negated, numbered from `from`.
+fn costly_rules(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| match i % 2 {
+            0 => format!("**/d{i}/**/*.rs\n"),
+            _ => format!("!**/d{i}/**/*.rs\n"),
+        })
+        .collect()
+}
+
+/// `n` patterns cheap to compile (`*.eN`), numbered from `from`: the bounds count patterns,
+/// whatever they cost (the test binary is a debug build, where costly ones compile slowly).
+fn cheap_rules(from: usize, n: usize) -> String {
+    (from..from + n).map(|i| format!("*.e{i}\n")).collect()
+}
+
+/// The notice naming `path` as not applied, for `why`.
+fn not_applied(path: &str, why: &str) -> String {
+    format!(
+        "[ignore rules not applied, so what they would skip is in this answer: '{path}' ({why})"
+    )
+}
+
+#[test]
+fn an_ignore_file_over_its_bounds_is_named_and_not_applied() {
+    // The finding's file: about 1 MiB of 57,000 costly patterns. Unbounded, compiling it took
+    // 11 s and 1.1 GB on every call, past a 1 s deadline.
+    let huge = Tree::new()
+        .file(".gitignore", format!("*.log\n{}", costly_rules(0, 57_000)))
+        .file("a.log", "hit\n")
+        .file("src/d2/x/y.rs", "hit\n");
+    let mut server = fs_server_with(&huge, &[RESPECT, "--max-call-seconds", "1"]);
+    let why = not_applied(
+        ".gitignore",
+        "larger than 262144 bytes, the most one ignore file may be",
+    );
+    // Twice: the second call is not a replay that forgets the notice.
+    for _ in 0..2 {
+        let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+        assert!(
+            text.starts_with(".gitignore\na.log\nsrc/d2/x/y.rs\n\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("; shorten or split it]"), "{text}");
+        assert!(text.contains(&why), "{text}");
+    }
+    let grep = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "hit", "output": "files"}),
+    );
+    assert!(
+        grep.starts_with("a.log\nsrc/d2/x/y.rs\n\n") && grep.contains(&why),
+        "{grep}"
+    );
+
+    // Under the size bound, but more patterns than one file may hold.
+    let many = Tree::new()
+        .file(
+            "p/.gitignore",
+            format!(
+                "*.log\n# a comment is no pattern\n\n{}",
+                cheap_rules(0, 4_096)
+            ),
+        )
+        .file("p/c.log", "hit\n")
+        .file("q/.gitignore", "*.log\n")
+        .file("q/d.log", "hit\n");
+    let mut server = fs_server_with(&many, &[RESPECT]);
+    let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+    assert!(
+        text.starts_with("p/.gitignore\np/c.log\nq/.gitignore\n\n"),
+        "{text}"
+    );
+    let why = "more than 4096 patterns, the most one ignore file may hold";
+    assert!(text.contains(&not_applied("p/.gitignore", why)), "{text}");
+    let map = fs_text(&mut server, "fs_map", json!({}));
+    assert!(
+        map.contains(
+            "; ignore rules not applied, so what they would skip is in this answer: 'p/.gitignore'"
+        ),
+        "{map}"
+    );
+    // At the bound itself, the file applies.
+    let at_bound = Tree::new()
+        .file("p/.gitignore", format!("*.log\n{}", cheap_rules(0, 4_095)))
+        .file("p/c.log", "hit\n")
+        .file("p/kept.txt", "hit\n");
+    let mut server = fs_server_with(&at_bound, &[RESPECT]);
+    let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+    assert_eq!(text, "p/.gitignore\np/kept.txt");
+}
+
+#[test]
+fn rules_in_force_at_once_are_bounded_along_a_chain() {
+    // Each file alone is within its bound; the third would put 9,000 patterns in force.
+    let tree = Tree::new()
+        .file("a/.gitignore", format!("*.tmp\n{}", cheap_rules(0, 2_999)))
+        .file(
+            "a/b/.gitignore",
+            format!("*.bak\n{}", cheap_rules(3_000, 2_999)),
+        )
+        .file(
+            "a/b/c/.gitignore",
+            format!("*.log\n{}", cheap_rules(6_000, 2_999)),
+        )
+        .file("a/b/c/x.log", "hit\n")
+        .file("a/b/c/y.tmp", "hit\n")
+        .file("a/b/c/z.bak", "hit\n")
+        // A sibling's rules are not in force in the chain: this one applies.
+        .file(
+            "a/e/.gitignore",
+            format!("*.log\n{}", cheap_rules(0, 2_999)),
+        )
+        .file("a/e/w.log", "hit\n");
+    let mut server = fs_server_with(&tree, &[RESPECT]);
+    let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+    let why =
+        "with the rules of the directories above it, more than 8192 patterns would apply at once";
+    let files = [
+        "a/.gitignore",
+        "a/b/.gitignore",
+        "a/b/c/.gitignore",
+        "a/b/c/x.log",
+        "a/e/.gitignore",
+    ];
+    assert!(
+        text.starts_with(&format!("{}\n\n", files.join("\n"))),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "{}; use fewer patterns above it]",
+            not_applied("a/b/c/.gitignore", why)
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn costly_rules_in_force_at_once_are_bounded() {
+    // Patterns with a wildcard inside cost the matcher most: past about 3,000 `*xN*y*` its
+    // memory grew with their square (8 GB at 4,000). Two files of 600 each pass the bound of
+    // 1,024; cheap patterns beside them count only toward the bound of all patterns.
+    let wild =
+        |from: usize| -> String { (from..from + 600).map(|i| format!("*x{i}*y*\n")).collect() };
+    let tree = Tree::new()
+        .file(
+            "a/.gitignore",
+            format!("*.tmp\n{}{}", wild(0), cheap_rules(0, 3_000)),
+        )
+        .file("a/b/.gitignore", format!("*.log\n{}", wild(600)))
+        .file("a/b/x.log", "hit\n")
+        .file("a/b/y.tmp", "hit\n");
+    let mut server = fs_server_with(&tree, &[RESPECT]);
+    let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+    assert!(
+        text.starts_with("a/.gitignore\na/b/.gitignore\na/b/x.log\n\n"),
+        "{text}"
+    );
+    let why = "with the rules of the directories above it, more than 1024 patterns holding a wildcard other than a leading '**/', a trailing '/**' or '*.ext' would apply at once";
+    assert!(
+        text.ends_with(&format!(
+            "{}; use fewer such patterns]",
+            not_applied("a/b/.gitignore", why)
+        )),
+        "{text}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_ignore_file_that_is_a_link_is_named() {
+    let tree = Tree::new()
+        .file("rules.txt", "*.log\n")
+        .symlink(".gitignore", "rules.txt")
+        .file("a.log", "hit\n")
+        .file("b/.gitignore", "*.log\n")
+        .symlink("b/.git", "../elsewhere")
+        .file("b/c.log", "hit\n");
+    let mut server = fs_server_with(&tree, &[RESPECT]);
+    let text = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+    assert_eq!(
+        text,
+        format!(
+            "a.log\nb/.gitignore\nrules.txt\n\n{}; make it a regular file]",
+            not_applied(".gitignore", "a symbolic link, which is never followed")
+        )
+    );
 }

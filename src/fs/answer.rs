@@ -4,8 +4,11 @@ use super::error::count;
 use super::shown::shown_path;
 use super::{FsError, OverLimit};
 use crate::measure::escaped_len;
-use crate::root::RootError;
 use crate::root::limits::Limits;
+use crate::root::{
+    MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS, MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied,
+    RootError, Unapplied,
+};
 
 /// What a model-facing operation answers: its text, and revisions when it has them.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,16 +154,7 @@ pub(super) fn walk_stopped(
 /// The notice closing an answer whose walk passed over directories deeper than the depth
 /// limit (`None` when there were none): how many, and where the first one starts.
 pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<String> {
-    let first = too_deep.first()?;
-    let mut shown = shown_path(first, false).into_owned();
-    if shown.len() > 60 {
-        let mut cut = 60;
-        while !shown.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        shown.truncate(cut);
-        shown.push('…');
-    }
+    let shown = shown_short(too_deep.first()?);
     let which = match too_deep.len() {
         1 => format!("'{shown}', a directory"),
         n => format!(
@@ -179,6 +173,69 @@ pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<Str
         None,
     );
     Some(format!("\n\n[{over}]"))
+}
+
+/// A path as answers show it, cut at 60 bytes (with `…`) so a notice stays short.
+fn shown_short(path: &str) -> String {
+    let mut shown = shown_path(path, false).into_owned();
+    if shown.len() > 60 {
+        let mut cut = 60;
+        while !shown.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    shown
+}
+
+/// The notice closing an answer whose walk did not apply some ignore files (`None` when it
+/// applied them all).
+pub(super) fn rules_notice(not_applied: &[NotApplied]) -> Option<String> {
+    Some(format!("\n\n[{}]", rules_not_applied(not_applied)?))
+}
+
+/// What a walk that did not apply some ignore files says of them (`None` when it applied them
+/// all): the first, why, how many more, and what to change.
+pub(super) fn rules_not_applied(not_applied: &[NotApplied]) -> Option<String> {
+    let first = not_applied.first()?;
+    let (why, change) = match first.why {
+        Unapplied::TooLarge => (
+            format!("larger than {MAX_IGNORE_BYTES} bytes, the most one ignore file may be"),
+            "shorten or split it",
+        ),
+        Unapplied::TooManyPatterns => (
+            format!("more than {MAX_FILE_PATTERNS} patterns, the most one ignore file may hold"),
+            "shorten or split it",
+        ),
+        Unapplied::TooManyInForce => (
+            format!(
+                "with the rules of the directories above it, more than \
+                 {MAX_PATTERNS_IN_FORCE} patterns would apply at once"
+            ),
+            "use fewer patterns above it",
+        ),
+        Unapplied::TooCostly => (
+            format!(
+                "with the rules of the directories above it, more than {MAX_COSTLY_IN_FORCE} \
+                 patterns holding a wildcard other than a leading '**/', a trailing '/**' or \
+                 '*.ext' would apply at once"
+            ),
+            "use fewer such patterns",
+        ),
+        Unapplied::Link => (
+            "a symbolic link, which is never followed".to_owned(),
+            "make it a regular file",
+        ),
+    };
+    let more = match not_applied.len() {
+        1 => String::new(),
+        n => format!(" and {}", count(n as u64 - 1, "more file", "more files")),
+    };
+    Some(format!(
+        "ignore rules not applied, so what they would skip is in this answer: '{}' ({why}){more}; {change}",
+        shown_short(&first.path)
+    ))
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@
 use serde_json::{Map, Value, json};
 
 use super::answer::{
-    FsAnswer, answer_budget, no_matches, output_stopped, too_deep_notice, walk_stopped,
+    FsAnswer, answer_budget, no_matches, output_stopped, rules_notice, too_deep_notice,
+    walk_stopped,
 };
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
@@ -65,6 +66,7 @@ impl Fs {
         let mut text = String::new();
         let mut used = 0u64;
         let mut too_deep = Vec::new();
+        let mut not_applied = Vec::new();
         let mut stopped = None;
         let mut last = None;
         // The walk goes no further than the answer: it stops at the first path that does not fit.
@@ -73,6 +75,10 @@ impl Fs {
                 Ok(Step::File(file)) => file,
                 Ok(Step::TooDeep(dir)) => {
                     too_deep.push(dir);
+                    continue;
+                }
+                Ok(Step::RulesNotApplied(rules)) => {
+                    not_applied.push(rules);
                     continue;
                 }
                 Ok(Step::Directory(_)) => continue,
@@ -107,6 +113,7 @@ impl Fs {
         }
         text.extend(stopped);
         text.extend(too_deep_notice(&too_deep, limits.max_depth));
+        text.extend(rules_notice(&not_applied));
         Ok(FsAnswer {
             text,
             revisions: None,

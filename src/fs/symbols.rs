@@ -17,8 +17,8 @@
 use serde_json::{Map, Value, json};
 
 use super::answer::{
-    BudgetedLines, Stop, answer_budget, max_results_stopped, output_stopped, too_deep_notice,
-    walk_stopped,
+    BudgetedLines, Stop, answer_budget, max_results_stopped, output_stopped, rules_notice,
+    too_deep_notice, walk_stopped,
 };
 use super::error::count;
 use super::grep::MAX_RESULTS;
@@ -107,6 +107,7 @@ impl Fs {
             text.push_str(&walk_stopped(error, last, limits, NARROW_PATH)?);
         }
         text.extend(too_deep_notice(&lookup.too_deep, limits.max_depth));
+        text.extend(rules_notice(&lookup.not_applied));
         if let Some(note) = not_built_in_note(&lookup.not_built_in) {
             text.push_str(&format!("\n\n[{note}]"));
         }

@@ -60,7 +60,9 @@ pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
 pub use walk::{
-    EntryKind, FileEntry, InOrder, ListEntry, Listed, Step, TreeWalk, compare_tree_order,
+    EntryKind, FileEntry, InOrder, ListEntry, Listed, MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS,
+    MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied, Step, TreeWalk, Unapplied,
+    compare_tree_order,
 };
 
 use limits::Limits;

@@ -9,6 +9,10 @@ mod gitignore;
 mod in_order;
 mod read_ahead;
 
+pub use gitignore::{
+    MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS, MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied,
+    Unapplied,
+};
 pub use in_order::{InOrder, Step};
 
 use crate::sys::fd::OwnedFd;

@@ -43,7 +43,7 @@ use matcher::{Checked, compile};
 
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
-    too_deep_notice, walk_stopped,
+    rules_notice, too_deep_notice, walk_stopped,
 };
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
@@ -51,7 +51,7 @@ use super::locate::{ScopeKind, relative_to};
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError};
 use crate::measure::escaped_len;
-use crate::root::{FileEntry, InOrder, ReadFile, RelPath, RootError, Step};
+use crate::root::{FileEntry, InOrder, NotApplied, ReadFile, RelPath, RootError, Step};
 
 /// Most lines of context on each side of a match.
 pub const MAX_CONTEXT: usize = 20;
@@ -248,6 +248,7 @@ impl Fs {
             )?);
         }
         text.extend(too_deep_notice(&ahead.too_deep, limits.max_depth));
+        text.extend(rules_notice(&ahead.not_applied));
         Ok(FsAnswer {
             text,
             revisions: None,
@@ -289,6 +290,8 @@ struct Ahead<'w> {
     batch: usize,
     /// Directories passed over as too deep, in tree order.
     too_deep: Vec<String>,
+    /// The ignore files the walk did not apply.
+    not_applied: Vec<NotApplied>,
     /// What stopped the walk or the search before the scope's end, if anything.
     stopped: Option<RootError>,
     /// The walk has no more steps.
@@ -303,6 +306,7 @@ impl<'w> Ahead<'w> {
             walked: Vec::new(),
             batch: FIRST_AHEAD,
             too_deep: Vec::new(),
+            not_applied: Vec::new(),
             stopped: None,
             ended: false,
         }
@@ -373,6 +377,7 @@ impl<'w> Ahead<'w> {
             match self.walk.next() {
                 Some(Ok(Step::File(file))) if named(&file) => batch.push(file),
                 Some(Ok(Step::TooDeep(dir))) => self.too_deep.push(dir),
+                Some(Ok(Step::RulesNotApplied(rules))) => self.not_applied.push(rules),
                 Some(Ok(_)) => {}
                 Some(Err(error)) => {
                     self.stopped = Some(error);

@@ -6,7 +6,7 @@ use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
 use super::tags::line_text;
 use super::{Fs, FsError, Language, Place, mappable};
-use crate::root::{FileEntry, RelPath, RootError};
+use crate::root::{FileEntry, NotApplied, RelPath, RootError};
 
 /// A name to look up: `member`, or `member` of `container` (`Type::member`, `Type.member`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +70,8 @@ pub struct Lookup {
     pub stopped: Option<RootError>,
     /// Directories passed over for lying too deep, in tree order.
     pub too_deep: Vec<String>,
+    /// The ignore files the walk did not apply.
+    pub not_applied: Vec<NotApplied>,
     /// Files in a language this build leaves out, by language.
     pub not_built_in: Vec<(Language, usize)>,
 }
@@ -89,6 +91,7 @@ impl Fs {
             capped: walked.capped,
             stopped: walked.stopped,
             too_deep: walked.too_deep,
+            not_applied: walked.not_applied,
             ..Lookup::default()
         };
         let mut cache = self.map_cache();

@@ -56,12 +56,12 @@ pub mod render;
 pub mod symbols;
 pub mod tags;
 
-use super::answer::answer_budget;
+use super::answer::{answer_budget, rules_not_applied};
 use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root};
 use crate::measure::escaped_len;
-use crate::root::{FileEntry, RelPath, Root, RootError, Step};
+use crate::root::{FileEntry, NotApplied, RelPath, Root, RootError, Step};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 pub use cache::TagCache;
 pub use language::{Definition, FileTags, Language, Place};
@@ -170,6 +170,7 @@ impl Fs {
                 .stopped
                 .map(|error| limit_named(error, self.root().limits())),
             too_deep: walked.too_deep.len(),
+            rules_not_applied: rules_not_applied(&walked.not_applied),
             unparsed: parsed
                 .unparsed
                 .iter()
@@ -243,6 +244,8 @@ struct Mappable {
     stopped: Option<RootError>,
     /// Directories passed over for lying too deep.
     too_deep: Vec<String>,
+    /// The ignore files the walk did not apply.
+    not_applied: Vec<NotApplied>,
 }
 
 /// Walks `scope` in tree order for the files the map considers, entering no skipped
@@ -258,6 +261,7 @@ fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
         capped: false,
         stopped: None,
         too_deep: Vec::new(),
+        not_applied: Vec::new(),
     };
     while let Some(step) = walk.next() {
         match step {
@@ -268,6 +272,7 @@ fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
                 }
             }
             Ok(Step::TooDeep(dir)) => found.too_deep.push(dir),
+            Ok(Step::RulesNotApplied(rules)) => found.not_applied.push(rules),
             Ok(Step::File(file)) => {
                 // A virtualenv is known by its marker file, found after the names sorted before
                 // it: what it held so far is dropped, and the rest of it is not walked.

@@ -52,6 +52,8 @@ pub struct Tally {
     pub unfocused: Vec<String>,
     /// Directories the walk passed over for lying deeper than the depth limit.
     pub too_deep: usize,
+    /// What the walk says of the ignore files it did not apply.
+    pub rules_not_applied: Option<String>,
     /// Files not parsed because parsing them costs too much (nested too deeply, or holding
     /// too much memory), in tree order; also counted in `skipped`.
     pub unparsed: Vec<String>,
@@ -249,6 +251,9 @@ pub fn summary(
             "; {} deeper than the depth limit not walked",
             count(tally.too_deep, "directory", "directories")
         ));
+    }
+    if let Some(rules) = &tally.rules_not_applied {
+        line.push_str(&format!("; {rules}"));
     }
     if !tally.unparsed.is_empty() {
         line.push_str("; not parsed, nested too deeply or too costly: ");
@@ -476,6 +481,7 @@ mod tests {
             walk_limit: None,
             unfocused: Vec::new(),
             too_deep: 2,
+            rules_not_applied: None,
             unparsed: Vec::new(),
             not_built_in: Vec::new(),
         };

@@ -49,6 +49,8 @@ impl Root {
                     )
                 }
                 Step::TooDeep(_) => return Err(RootError::DepthLimit),
+                // This walk reads no ignore rules.
+                Step::RulesNotApplied(_) => continue,
             };
             hasher.update(line.as_bytes());
         }

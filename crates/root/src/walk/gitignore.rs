@@ -8,6 +8,15 @@
 //! is no boundary: the rules above it reach into it. Nothing above the root is read: a root
 //! inside a repository sees the rules at or below itself only.
 //!
+//! What rules may cost is bounded, since an agent can write them: a file is applied only when
+//! it is at most [`MAX_IGNORE_BYTES`] and holds at most [`MAX_FILE_PATTERNS`] patterns, and
+//! only while the directories a walk is inside hold at most [`MAX_PATTERNS_IN_FORCE`] between
+//! them, of which at most [`MAX_COSTLY_IN_FORCE`] are costly ([`costly`]): compiling grows
+//! with the patterns, and matching with the costly ones (past about 3,000 of them, the
+//! matcher's memory grows with their square: 4,000 `*xN*y*` patterns took 8 GB).
+//! A file not applied is named to the caller ([`NotApplied`]), never silently dropped. Rules
+//! live only as long as the walk is inside their directory: nothing is cached across calls.
+//!
 //! [`Root::with_respect_gitignore`]: crate::Root::with_respect_gitignore
 
 use crate::sys::fd::OwnedFd;
@@ -20,8 +29,45 @@ use crate::dir::{file_type, lstat_at, open_dir_at};
 use crate::open::open_regular_in;
 use crate::remember::Remembered;
 
-/// Largest ignore file read; a larger one is passed over (it could only hide more).
-const MAX_IGNORE_BYTES: u64 = 1 << 20;
+/// Largest ignore file applied.
+pub const MAX_IGNORE_BYTES: u64 = 256 << 10;
+/// Most patterns one ignore file may hold and be applied: about 0.1 s to compile and 50 MB
+/// at the costliest shape (`**/d/**/*.rs`, measured with the `ignore` crate 0.4.35).
+pub const MAX_FILE_PATTERNS: usize = 4_096;
+/// Most patterns in force at once, summed over the directories a walk is inside: what one
+/// entry is matched against, and what one walk holds compiled.
+pub const MAX_PATTERNS_IN_FORCE: usize = 8_192;
+
+/// Most costly patterns ([`costly`]) in force at once: measured at this bound, matching one
+/// path took at most 0.1 ms and the matcher at most 15 MB (the `ignore` crate 0.4.35).
+pub const MAX_COSTLY_IN_FORCE: usize = 1_024;
+
+/// An ignore file a walk did not apply ([`crate::Step::RulesNotApplied`]): what it would
+/// ignore is walked as if it were absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotApplied {
+    /// The file's path relative to the root (`sub/.gitignore`, `sub/.git/info/exclude`).
+    pub path: String,
+    /// Why.
+    pub why: Unapplied,
+}
+
+/// Why an ignore file was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unapplied {
+    /// It is larger than [`MAX_IGNORE_BYTES`].
+    TooLarge,
+    /// It holds more than [`MAX_FILE_PATTERNS`] patterns.
+    TooManyPatterns,
+    /// With the rules of the directories above it, more than [`MAX_PATTERNS_IN_FORCE`]
+    /// patterns would be in force.
+    TooManyInForce,
+    /// With the rules of the directories above it, more than [`MAX_COSTLY_IN_FORCE`] costly
+    /// patterns would be in force.
+    TooCostly,
+    /// It is a symbolic link, which is never followed.
+    Link,
+}
 
 /// The rules one directory of a walk contributes.
 pub(super) struct Rules {
@@ -32,32 +78,107 @@ pub(super) struct Rules {
     gitignore: Option<Gitignore>,
     /// `.git/info/exclude`, when the directory holds `.git`.
     exclude: Option<Gitignore>,
+    /// How many patterns the two hold.
+    patterns: usize,
+    /// How many of those are costly.
+    costly: usize,
 }
 
 impl Rules {
-    /// The rules of the directory `dir` (reached as `path`, holding `names`). `watched` is
-    /// cleared when a file they come from could change without the walk's watch seeing it.
+    /// The rules of the directory `dir` (reached as `path`, holding `names`), when
+    /// `in_force` patterns are in force above it. A file not applied is added to
+    /// `not_applied`. `watched` is cleared when a file they come from could change without
+    /// the walk's watch seeing it.
     pub(super) fn read(
         remembered: &Remembered,
         dir: &OwnedFd,
         path: &str,
         names: &[&str],
+        in_force: InForce,
+        not_applied: &mut Vec<NotApplied>,
         watched: &mut bool,
     ) -> Rules {
+        let mut reader = Reader {
+            remembered,
+            dir: path,
+            in_force,
+            not_applied,
+            watched,
+        };
         let gitignore = names
             .contains(&".gitignore")
-            .then(|| compile(remembered, dir, ".gitignore", watched))
+            .then(|| reader.compile(dir, ".gitignore", ".gitignore"))
             .flatten();
         let exclude = names
             .contains(&".git")
-            .then(|| exclude(remembered, dir, watched))
+            .then(|| reader.exclude(dir))
             .flatten();
         Rules {
             dir: path.to_owned(),
+            patterns: reader.in_force.patterns - in_force.patterns,
+            costly: reader.in_force.costly - in_force.costly,
             gitignore,
             exclude,
         }
     }
+
+    /// What this directory puts in force.
+    pub(super) fn in_force(&self) -> InForce {
+        InForce {
+            patterns: self.patterns,
+            costly: self.costly,
+        }
+    }
+}
+
+/// Patterns in force, summed over directories.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct InForce {
+    /// Every pattern.
+    pub(super) patterns: usize,
+    /// The costly ones ([`costly`]).
+    pub(super) costly: usize,
+}
+
+impl std::iter::Sum for InForce {
+    fn sum<I: Iterator<Item = InForce>>(iter: I) -> InForce {
+        iter.fold(InForce::default(), |sum, more| InForce {
+            patterns: sum.patterns + more.patterns,
+            costly: sum.costly + more.costly,
+        })
+    }
+}
+
+/// Whether the gitignore pattern `line` is costly to match: it keeps a wildcard once the
+/// shapes the matcher answers by lookup are taken off (a leading `!` or `/`, a trailing `/`,
+/// leading `**/`, a trailing `/**`, a `*.ext` with a plain extension). A backslash counts as
+/// a wildcard, so an escaped pattern is counted as costly rather than missed.
+pub(super) fn costly(line: &str) -> bool {
+    let mut pattern = line.trim();
+    pattern = pattern.strip_prefix('!').unwrap_or(pattern);
+    pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+    pattern = pattern.strip_suffix('/').unwrap_or(pattern);
+    while let Some(rest) = pattern.strip_prefix("**/") {
+        pattern = rest;
+    }
+    pattern = pattern.strip_suffix("/**").unwrap_or(pattern);
+    if let Some(extension) = pattern.strip_prefix("*.")
+        && !extension.contains('/')
+    {
+        pattern = extension;
+    }
+    pattern.contains(['*', '?', '[', '\\'])
+}
+
+/// What reading one directory's rules needs, and what it tells.
+struct Reader<'a> {
+    remembered: &'a Remembered,
+    /// The directory's path relative to the root.
+    dir: &'a str,
+    /// Patterns in force, those read here so far included.
+    in_force: InForce,
+    not_applied: &'a mut Vec<NotApplied>,
+    watched: &'a mut bool,
 }
 
 /// Whether the entry `path` of the innermost directory (a directory when `is_dir`) is ignored
@@ -94,68 +215,102 @@ pub(super) fn ignored<'a>(
     }
 }
 
-/// `.git/info/exclude` below `dir`. The directory holding the file is
-/// watched (`.git` itself when `info` is missing), since the walk never reads `.git` and so
-/// would not otherwise see an edit.
-fn exclude(remembered: &Remembered, dir: &OwnedFd, watched: &mut bool) -> Option<Gitignore> {
-    let git = open_dir_at(dir, ".git").ok()?;
-    let Ok(info) = open_dir_at(&git, "info") else {
-        *watched &= remembered.watch_directory(&git);
-        return None;
-    };
-    *watched &= remembered.watch_directory(&info);
-    compile(remembered, &info, "exclude", watched)
-}
-
-/// The file `name` in `dir` compiled as gitignore patterns; `None` when it
-/// is not a readable regular file of at most [`MAX_IGNORE_BYTES`] or holds no pattern. A line
-/// the matcher cannot compile is skipped, as ripgrep skips it.
-fn compile(
-    remembered: &Remembered,
-    dir: &OwnedFd,
-    name: &str,
-    watched: &mut bool,
-) -> Option<Gitignore> {
-    let bytes = read_small(dir, name, remembered, watched)?;
-    // Paths reach the matcher relative to their directory already, so it strips nothing.
-    let mut builder = GitignoreBuilder::new(".");
-    let text = String::from_utf8_lossy(&bytes);
-    for (n, line) in text.lines().enumerate() {
-        // Git drops a byte-order mark before the first pattern.
-        let line = if n == 0 {
-            line.trim_start_matches('\u{feff}')
-        } else {
-            line
+impl Reader<'_> {
+    /// `.git/info/exclude` below `dir`. The directory holding the file is
+    /// watched (`.git` itself when `info` is missing), since the walk never reads `.git` and
+    /// so would not otherwise see an edit.
+    fn exclude(&mut self, dir: &OwnedFd) -> Option<Gitignore> {
+        let git = open_dir_at(dir, ".git").ok()?;
+        let Ok(info) = open_dir_at(&git, "info") else {
+            *self.watched &= self.remembered.watch_directory(&git);
+            return None;
         };
-        let _ = builder.add_line(None, line);
+        *self.watched &= self.remembered.watch_directory(&info);
+        self.compile(&info, "exclude", ".git/info/exclude")
     }
-    builder.build().ok().filter(|matcher| !matcher.is_empty())
-}
 
-/// The bytes of the regular file `name` in `dir`, opened without following a link or
-/// blocking; `None` for anything else or a file over [`MAX_IGNORE_BYTES`]. A file with several
-/// links is watched itself, since a write through another link names no watched directory.
-fn read_small(
-    dir: &OwnedFd,
-    name: &str,
-    remembered: &Remembered,
-    watched: &mut bool,
-) -> Option<Vec<u8>> {
-    let seen = lstat_at(dir, name)?;
-    if file_type(&seen) != FileType::RegularFile {
-        return None;
+    /// The file `name` in `dir` (`shown` below the directory, for a notice) compiled as
+    /// gitignore patterns; `None` when it is absent, not a regular file, unreadable, holds no
+    /// pattern, or is over a bound (then also named in `not_applied`). A line the matcher
+    /// cannot compile is skipped, as ripgrep skips it.
+    fn compile(&mut self, dir: &OwnedFd, name: &str, shown: &str) -> Option<Gitignore> {
+        let bytes = match self.read_small(dir, name) {
+            Ok(bytes) => bytes?,
+            Err(why) => return self.refuse(shown, why),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        // Blank lines and comments are no patterns; the rest may be, so they are counted
+        // before anything is compiled.
+        let mut adds = InForce::default();
+        for line in text.lines() {
+            let line = line.trim_start_matches('\u{feff}').trim();
+            if !line.is_empty() && !line.starts_with('#') {
+                adds.patterns += 1;
+                adds.costly += usize::from(costly(line));
+            }
+        }
+        if adds.patterns > MAX_FILE_PATTERNS {
+            return self.refuse(shown, Unapplied::TooManyPatterns);
+        }
+        if self.in_force.patterns + adds.patterns > MAX_PATTERNS_IN_FORCE {
+            return self.refuse(shown, Unapplied::TooManyInForce);
+        }
+        if self.in_force.costly + adds.costly > MAX_COSTLY_IN_FORCE {
+            return self.refuse(shown, Unapplied::TooCostly);
+        }
+        // Paths reach the matcher relative to their directory already, so it strips nothing.
+        let mut builder = GitignoreBuilder::new(".");
+        for (n, line) in text.lines().enumerate() {
+            // Git drops a byte-order mark before the first pattern.
+            let line = if n == 0 {
+                line.trim_start_matches('\u{feff}')
+            } else {
+                line
+            };
+            let _ = builder.add_line(None, line);
+        }
+        let matcher = builder.build().ok().filter(|matcher| !matcher.is_empty())?;
+        self.in_force = [self.in_force, adds].into_iter().sum();
+        Some(matcher)
     }
-    if seen.st_nlink > 1 {
-        *watched &= remembered.watch_entry(dir, name);
+
+    /// Names the file `shown` as not applied, for `why`.
+    fn refuse(&mut self, shown: &str, why: Unapplied) -> Option<Gitignore> {
+        let path = match self.dir {
+            "" => shown.to_owned(),
+            dir => format!("{dir}/{shown}"),
+        };
+        self.not_applied.push(NotApplied { path, why });
+        None
     }
-    // Opened through the descriptor the walk holds, not by a path from the root as
-    // `open_regular` opens: the rules must be those of the directory whose entries they
-    // judge, even one renamed since the walk entered it.
-    let file = open_regular_in(dir, name).ok()?;
-    if file.size() > MAX_IGNORE_BYTES {
-        return None;
+
+    /// The bytes of the regular file `name` in `dir`, opened without following a link or
+    /// blocking; `Ok(None)` for a missing, special or unreadable file, `Err` for a link or a
+    /// file over [`MAX_IGNORE_BYTES`]. A file with several links is watched itself, since a
+    /// write through another link names no watched directory.
+    fn read_small(&mut self, dir: &OwnedFd, name: &str) -> Result<Option<Vec<u8>>, Unapplied> {
+        let Some(seen) = lstat_at(dir, name) else {
+            return Ok(None);
+        };
+        match file_type(&seen) {
+            FileType::RegularFile => {}
+            FileType::Symlink => return Err(Unapplied::Link),
+            _ => return Ok(None),
+        }
+        if seen.st_nlink > 1 {
+            *self.watched &= self.remembered.watch_entry(dir, name);
+        }
+        // Opened through the descriptor the walk holds, not by a path from the root as
+        // `open_regular` opens: the rules must be those of the directory whose entries they
+        // judge, even one renamed since the walk entered it.
+        let Ok(file) = open_regular_in(dir, name) else {
+            return Ok(None);
+        };
+        if file.size() > MAX_IGNORE_BYTES {
+            return Err(Unapplied::TooLarge);
+        }
+        Ok(file.read_all().ok())
     }
-    file.read_all().ok()
 }
 
 #[cfg(test)]
@@ -171,6 +326,34 @@ mod tests {
             dir: dir.to_owned(),
             gitignore: Some(builder.build().unwrap()),
             exclude: None,
+            patterns: gitignore.len(),
+            costly: gitignore.iter().filter(|line| costly(line)).count(),
+        }
+    }
+
+    #[test]
+    fn costly_patterns_are_those_the_matcher_cannot_look_up() {
+        for cheap in [
+            "*.rs",
+            "!*.log",
+            "build/",
+            "/top.txt",
+            "**/node_modules",
+            "dist/**",
+            "a/b",
+        ] {
+            assert!(!costly(cheap), "{cheap}");
+        }
+        for dear in [
+            "**/d1/**/*.rs",
+            "*x*y*",
+            "src/*.c",
+            "a?c",
+            "[ab]c",
+            "*.r[s]",
+            "\\#x",
+        ] {
+            assert!(costly(dear), "{dear}");
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::sys::fs::FileType;
 
 use super::entry::{Budget, Entry, dir_key};
-use super::gitignore::{Rules, ignored};
+use super::gitignore::{NotApplied, Rules, ignored};
 use super::read_ahead::{Listing, Pending, read_listing};
 use super::{FileEntry, TreeWalk, compare_tree_order};
 use crate::dir::{file_type, reopen};
@@ -31,6 +31,9 @@ pub enum Step {
     /// A directory strictly beneath the scope not entered because it lies deeper than
     /// `--max-depth`.
     TooDeep(String),
+    /// An ignore file the walk did not apply (only on a root that respects `.gitignore`
+    /// files): what it would ignore is walked.
+    RulesNotApplied(NotApplied),
 }
 
 impl Step {
@@ -39,6 +42,7 @@ impl Step {
         match self {
             Step::File(file) => &file.path,
             Step::Directory(path) | Step::TooDeep(path) => path,
+            Step::RulesNotApplied(rules) => &rules.path,
         }
     }
 }
@@ -98,6 +102,8 @@ struct Live<'r> {
     entered: usize,
     /// The scope, when the walk skips what `.gitignore` files ignore strictly inside it.
     ignore_below: Option<RelPath>,
+    /// Ignore files passed over and not yet yielded.
+    not_applied: Vec<NotApplied>,
 }
 
 impl Live<'_> {
@@ -204,6 +210,7 @@ impl Root {
                 in_flight: 0,
                 entered: 0,
                 ignore_below: gitignore.then(|| scope.clone()),
+                not_applied: Vec::new(),
             })),
         };
         let mut walk = InOrder {
@@ -261,34 +268,49 @@ impl Root {
         } = listing;
         let rules = live.ignore_below.is_some().then(|| {
             let names: Vec<&str> = names.iter().map(|(name, _)| name.as_str()).collect();
+            let in_force = live
+                .frames
+                .iter()
+                .filter_map(|frame| frame.rules.as_ref())
+                .map(Rules::in_force)
+                .sum();
             Rules::read(
                 &self.remembered,
                 &dir,
                 path.as_str(),
                 &names,
+                in_force,
+                &mut live.not_applied,
                 &mut live.vouched,
             )
         });
+        if !live.not_applied.is_empty() {
+            // The notices belong to this call's answer: a replay could not give them.
+            live.pruned = true;
+            live.found = Found::default();
+        }
         if rules.is_some() {
             // A rules file whose read the deadline or a cancellation stopped counts as absent;
             // the walk stops here rather than show what it would have hidden.
             crate::deadline::check()?;
         }
-        let entries = names
-            .into_iter()
-            .filter_map(|(name, stat)| {
-                if stats {
-                    self.entry_seen(&path, name, stat)
-                } else {
-                    self.entry(&dir, &path, real.as_ref(), name)
+        let mut entries = VecDeque::with_capacity(names.len());
+        for (name, stat) in names {
+            let entry = if stats {
+                self.entry_seen(&path, name, stat)
+            } else {
+                self.entry(&dir, &path, real.as_ref(), name)
+            };
+            let Some(entry) = entry else { continue };
+            if let (Some(scope), Some(rules)) = (&live.ignore_below, &rules) {
+                // Matching grows with the patterns in force: each entry is a step.
+                crate::deadline::check()?;
+                if is_ignored(scope, &entry, rules, &live.frames) {
+                    continue;
                 }
-            })
-            .filter(|entry| match (&live.ignore_below, &rules) {
-                (Some(scope), Some(rules)) => !is_ignored(scope, entry, rules, &live.frames),
-                _ => true,
-            })
-            .map(|entry| Next { entry, read: None })
-            .collect();
+            }
+            entries.push_back(Next { entry, read: None });
+        }
         Ok(Frame {
             dir,
             depth,
@@ -331,6 +353,9 @@ impl Root {
     /// The next step of a live walk, `None` at its end.
     fn step(&self, scope: &RelPath, live: &mut Live<'_>) -> Result<Option<Step>, RootError> {
         loop {
+            if !live.not_applied.is_empty() {
+                return Ok(Some(Step::RulesNotApplied(live.not_applied.remove(0))));
+            }
             let Some(frame) = live.frames.last_mut() else {
                 return Ok(None);
             };
@@ -435,7 +460,7 @@ impl Iterator for InOrder<'_> {
                     Some(Step::File(file)) => {
                         *last = file.path.rsplit_once('/').map(|(dir, _)| dir.to_owned());
                     }
-                    Some(Step::TooDeep(_)) => {}
+                    Some(Step::TooDeep(_) | Step::RulesNotApplied(_)) => {}
                     None => self.source = Source::Ended,
                 }
                 step.map(Ok)
