@@ -18,6 +18,7 @@ mod support;
 use serde_json::json;
 use std::collections::HashMap;
 use std::process::Command;
+use support::strace::{cannot_trace, strace_works};
 use support::*;
 
 /// The file's text; the name it is read by is [`NAME`] under `a/b`.
@@ -61,39 +62,6 @@ fn assert_read(tool: &str, (status, stdout, stderr): &(std::process::ExitStatus,
         status.success() && stdout.contains(TEXT),
         "{tool} did not read the file ({status}):\n{stdout}\n{stderr}"
     );
-}
-
-/// Says why the traced tests cannot run here and returns `false` (under `CI=true`, fails).
-fn cannot_trace(problem: &str) -> bool {
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{problem}: install strace (apt-get install strace) where ptrace is permitted, so the \
-         one-openat2 reads are proven"
-    );
-    eprintln!("skipped: {problem}");
-    false
-}
-
-/// Whether `strace` is installed and may trace a child here, and what it traces is the
-/// binary's own system calls (not an emulator's, under `FSMCP_TEST_RUNNER`).
-fn strace_works() -> bool {
-    if skip_under_runner(
-        "strace would see the emulator's system calls (which it makes on the binary's behalf \
-         or answers itself), not the binary's openat2",
-    ) {
-        return false;
-    }
-    match Command::new("strace")
-        .args(["-f", "-o", "/dev/null", "true"])
-        .output()
-    {
-        Err(error) => cannot_trace(&format!("strace is missing ({error})")),
-        Ok(out) if !out.status.success() => cannot_trace(&format!(
-            "strace cannot trace here ({})",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Ok(_) => true,
-    }
 }
 
 /// One traced `openat` or `openat2`.
@@ -224,7 +192,7 @@ fn traced_refusing_openat2(errno: &str) -> (Vec<Open>, Vec<Open>, String) {
 /// walks: the next ones ask `openat2` again, and the file is still opened by it.
 #[test]
 fn a_refused_openat2_weakens_only_that_open() {
-    if !strace_works() {
+    if !strace_works("the one-openat2 reads are proven") {
         return;
     }
     let (by_openat2, _, _) = traced_refusing_openat2("EPERM");
@@ -245,7 +213,7 @@ fn a_refused_openat2_weakens_only_that_open() {
 /// log says so before the start-up line that names the door.
 #[test]
 fn a_kernel_without_openat2_walks_from_then_on_and_says_so() {
-    if !strace_works() {
+    if !strace_works("the one-openat2 reads are proven") {
         return;
     }
     let (by_openat2, others, stderr) = traced_refusing_openat2("ENOSYS");
@@ -291,7 +259,10 @@ fn assert_one_openat2(path: &str, expected: &str, extra: &[&str]) {
         if opens.iter().any(|o| {
             o.syscall == "openat2" && (o.line.contains("ENOSYS") || o.line.contains("EPERM"))
         }) {
-            cannot_trace(&format!("this kernel refuses openat2:\n{trace}"));
+            cannot_trace(
+                &format!("this kernel refuses openat2:\n{trace}"),
+                "the one-openat2 reads are proven",
+            );
             return;
         }
         let root_fds: Vec<String> = opens
@@ -331,7 +302,7 @@ fn assert_one_openat2(path: &str, expected: &str, extra: &[&str]) {
 
 #[test]
 fn both_reads_open_the_file_by_one_openat2_from_the_roots_descriptor() {
-    if !strace_works() {
+    if !strace_works("the one-openat2 reads are proven") {
         return;
     }
     let path = format!("a/b/{NAME}");
@@ -340,7 +311,7 @@ fn both_reads_open_the_file_by_one_openat2_from_the_roots_descriptor() {
 
 #[test]
 fn a_followed_link_opens_the_link_free_path_by_one_openat2() {
-    if !strace_works() {
+    if !strace_works("the one-openat2 reads are proven") {
         return;
     }
     let expected = format!("a/b/{NAME}");

@@ -42,7 +42,7 @@ impl Fs {
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (from_given, to_given) = (from_at.given.as_str(), to_at.given.as_str());
-        let _guard = self.lock();
+        let _claim = self.claim(&[&from_at.path, &to_at.path])?;
         let Endpoints {
             source,
             source_node,

@@ -51,7 +51,7 @@ impl Fs {
         if path.is_root() {
             return Err(FsError::DeleteRoot);
         }
-        let _guard = self.lock();
+        let _claim = self.claim(&[&at.path])?;
         let location = self.served_location(at, false)?;
         let node = location.node();
         match &node {

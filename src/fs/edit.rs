@@ -83,7 +83,7 @@ impl Fs {
         if old == new {
             return Err(FsError::IdenticalStrings);
         }
-        let _guard = self.lock();
+        let _claim = self.claim(&[&at.path])?;
         let location = self.served_file(at, FsError::IsDirectory)?;
         self.check_expected(expected, &[("path", &location)])?;
         let file = self.root().open_located(&location)?;

@@ -34,7 +34,6 @@ impl Fs {
     /// The served entries of a directory, one per line, directories marked with `/`.
     pub(super) fn list_entries(&self, at: &FsPath) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
-        let _guard = self.lock();
         let location = self.served_location(at, true)?;
         match location.node() {
             Node::Absent => return Err(FsError::Missing(given.to_owned())),

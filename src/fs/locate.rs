@@ -118,7 +118,7 @@ impl Fs {
     /// source is there and served, the destination is served, its parent exists and nothing
     /// stands at it, and a directory's whole tree is served both where it is and where it
     /// would be (a transfer may neither bring a hidden entry into view nor put one where no
-    /// tool shows it). Called under the mutation lock. Refusals take `transfer`'s words.
+    /// tool shows it). Called with both paths claimed. Refusals take `transfer`'s words.
     pub(super) fn transfer_endpoints(
         &self,
         from_at: &FsPath,

@@ -45,7 +45,7 @@ impl Fs {
         {
             return Err(FsError::DestinationNotServed(given.to_owned()));
         }
-        let _guard = self.lock();
+        let _claim = self.claim(&[&at.path])?;
         if expected.is_some() {
             let current = match self.root().locate(path) {
                 Ok(location) => self.revision(&location, true),

@@ -16,6 +16,7 @@
 //! `published` and `error` (the set's wording).
 
 mod answer;
+mod claims;
 mod copy;
 mod delete;
 mod diff;
@@ -47,8 +48,9 @@ pub use published::{Published, published_name};
 pub use shown::shown_path;
 
 use crate::digest::{DigestCache, Key};
-use crate::root::Root;
+use crate::root::{RelPath, Root};
 use crate::tools::{BoundTool, Tool, ToolOutput, ToolSet, ToolSpec};
+use claims::{Claim, Claims};
 
 /// The reserved argument carrying expected revisions (never advertised in a schema).
 const EXPECTED: &str = "_expected-revisions";
@@ -64,8 +66,8 @@ pub struct Fs {
     key: Key,
     /// Digests behind revision tokens, reused only for settled files.
     memo: Mutex<DigestCache>,
-    /// Serializes observations and mutations of this set on this root.
-    mutation: Mutex<()>,
+    /// The paths this set's mutations are changing.
+    claims: Claims,
     /// Whether the root is served without mutating tools (`stat` then reports nothing
     /// writable).
     read_only: bool,
@@ -90,7 +92,7 @@ impl Fs {
                 REVISION_MEMO_ENTRIES,
                 std::time::Duration::from_secs(2),
             )),
-            mutation: Mutex::new(()),
+            claims: Claims::default(),
             read_only,
             published,
             map_cache: Mutex::new(map::TagCache::default()),
@@ -132,9 +134,9 @@ impl Fs {
         self.memo.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Holds this root's mutation lock for one observation or mutation.
-    fn lock(&self) -> MutexGuard<'_, ()> {
-        self.mutation.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Claims `paths` for one mutation (see [`claims`]).
+    fn claim(&self, paths: &[&RelPath]) -> Result<Claim<'_>, FsError> {
+        self.claims.claim(paths, self.root.follows_symlinks())
     }
 }
 

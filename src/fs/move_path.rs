@@ -40,7 +40,7 @@ impl Fs {
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let (from_given, to_given) = (from_at.given.as_str(), to_at.given.as_str());
-        let _guard = self.lock();
+        let _claim = self.claim(&[&from_at.path, &to_at.path])?;
         let Endpoints { source, target, .. } =
             self.transfer_endpoints(from_at, to_at, Transfer::Move)?;
         self.check_expected(expected, &[("from", &source), ("to", &target)])?;

@@ -104,7 +104,6 @@ impl Fs {
         limit: Option<u64>,
     ) -> Result<(FsAnswer, Option<Image>), FsError> {
         let given = at.given.as_str();
-        let _guard = self.lock();
         let location = self.served_file(at, |path| FsError::ReadDirectory {
             path,
             list: self.published.fs("list"),

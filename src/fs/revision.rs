@@ -157,7 +157,7 @@ impl Fs {
     }
 
     /// Compares every location argument against its expected token, hashing fresh bytes.
-    /// Call with the mutation lock held.
+    /// Call with the mutation's paths claimed ([`super::claims`]).
     pub(super) fn check_expected(
         &self,
         expected: Option<&Expected>,

@@ -29,7 +29,6 @@ impl Fs {
     /// Seven lines about one path: path, type, size, modified, symlink, readable, writable.
     pub(super) fn stat_path(&self, at: &FsPath) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
-        let _guard = self.lock();
         let link = self.served_location(at, false)?;
         let symlink = matches!(link.node(), Node::Symlink(..));
         // A followed link is described by its target, and still reported as a link.

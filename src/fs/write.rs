@@ -78,7 +78,7 @@ impl Fs {
         if path.is_root() {
             return Err(FsError::IsDirectory(given.to_owned()));
         }
-        let _guard = self.lock();
+        let _claim = self.claim(&[path])?;
         let location = self.destination(at, true)?;
         match location.node() {
             Node::Directory(_) => return Err(FsError::IsDirectory(given.to_owned())),

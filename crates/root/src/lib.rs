@@ -58,7 +58,7 @@ pub use location::{
 pub use open::ReadFile;
 pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
-pub use select::{Glob, Selector, default_excludes, glob_to_regex};
+pub use select::{EXCLUDES_IGNORE_CASE, Glob, Selector, default_excludes, glob_to_regex};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS,
     MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied, Step, TreeWalk, Unapplied,
