@@ -698,3 +698,35 @@ fn a_file_larger_than_the_write_limit_stays_editable() {
     );
     assert_eq!(tree.bytes("src/main.rs"), expected.as_bytes());
 }
+
+/// A write the permissions refuse was once answered "not a regular file", which sent an agent
+/// looking for a link or a FIFO. The answer now says what it is, and changes nothing.
+#[test]
+fn a_write_the_permissions_refuse_is_named_as_such() {
+    let tree = Tree::new().file("locked.txt", "kept\n");
+    tree.chmod("locked.txt", 0o444);
+    // Root bypasses permission bits: as root, the server runs as an unprivileged user.
+    let Some(mut server) = unprivileged_server(&tree, &["--tools", "fs,ptc", "--include", "**"])
+    else {
+        return;
+    };
+    let denied = "'locked.txt' may not be changed by this server: the permissions (mode or owner) of it or of its directory deny it; change them, or write elsewhere";
+    let write = json!({"path": "locked.txt", "content": "new\n"});
+    assert_eq!(fs_error(&mut server, "fs_write", write), denied);
+    let edit = json!({"path": "locked.txt", "old-string": "kept", "new-string": "new"});
+    assert_eq!(fs_error(&mut server, "fs_edit", edit), denied);
+    assert_eq!(
+        std::fs::read_to_string(tree.join("locked.txt")).unwrap(),
+        "kept\n"
+    );
+    // The program-facing tool keeps the wording of the tool it stands in for.
+    let refused = server.call_result(
+        "write_text_file",
+        json!({"path": "locked.txt", "content": "new\n"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["content"][0]["text"], "destination is not a writable regular file",
+        "{refused}"
+    );
+}

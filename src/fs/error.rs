@@ -83,6 +83,11 @@ pub enum FsError {
         "'{0}' is a file this server may not read: its permissions (mode or owner) deny it; change them, or read another file"
     )]
     Denied(String),
+    /// A file or directory the system keeps this server from changing by its permissions.
+    #[error(
+        "'{0}' may not be changed by this server: the permissions (mode or owner) of it or of its directory deny it; change them, or write elsewhere"
+    )]
+    WriteDenied(String),
     /// A refusal caused by one of the root's limits.
     #[error("{0}")]
     OverLimit(OverLimit),
@@ -360,6 +365,7 @@ impl FsError {
             (RootError::NotServed, Some(given)) => FsError::Missing(given),
             (RootError::Excluded, Some(given)) => FsError::NotServed(given),
             (RootError::Denied, Some(given)) => FsError::Denied(given),
+            (RootError::WriteDenied, Some(given)) => FsError::WriteDenied(given),
             (RootError::NotReadable | RootError::NotWritable, Some(given)) => {
                 FsError::NotRegular(given)
             }

@@ -10,7 +10,7 @@ use super::locate::FsPath;
 use super::revision::Expected;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, Published, answer, bool_arg, str_arg};
-use crate::root::{Location, Node};
+use crate::root::{Location, Node, RootError};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
@@ -183,9 +183,10 @@ impl Fs {
         location: &Location,
         bytes: &[u8],
     ) -> Result<(), FsError> {
-        location
-            .write_file(bytes, None)
-            .map_err(|_| FsError::Refused(given.to_owned()))
+        location.write_file(bytes, None).map_err(|e| match e {
+            RootError::WriteDenied => FsError::WriteDenied(given.to_owned()),
+            _ => FsError::Refused(given.to_owned()),
+        })
     }
 }
 

@@ -42,6 +42,12 @@ pub enum RootError {
     /// A write destination that is not a writable regular file.
     #[error("destination is not a writable regular file")]
     NotWritable,
+    /// The system refused this process the write by permissions (`EACCES`, `EPERM`): the
+    /// file's or its directory's. The program-facing tools word it as
+    /// [`RootError::NotWritable`], as the tools they stand in for do; the model-facing ones
+    /// say what it is.
+    #[error("destination is not a writable regular file")]
+    WriteDenied,
     /// The bytes could not be written and committed.
     #[error("write failed")]
     WriteFailed,

@@ -52,7 +52,7 @@ pub(crate) fn replace_in(
                 OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
                 Mode::empty(),
             )
-            .map_err(|e| in_use_or(e, RootError::NotWritable))?;
+            .map_err(|e| write_refusal(e, RootError::NotWritable))?;
             let stat = crate::sys::fs::fstat(&fd).map_err(|_| RootError::NotWritable)?;
             if file_type(&stat) != FileType::RegularFile {
                 return Err(RootError::NotWritable);
@@ -92,7 +92,7 @@ pub(crate) fn replace_in(
                 // Windows replaces no file another program holds open (the temp file beside
                 // it was just made, so the directory's permissions are not what refused).
                 Errno::ACCESS if cfg!(windows) => RootError::InUse,
-                e => in_use_or(e, RootError::WriteFailed),
+                e => write_refusal(e, RootError::WriteFailed),
             })
         });
     if committed.is_err() {
@@ -104,12 +104,14 @@ pub(crate) fn replace_in(
     Ok(())
 }
 
-/// [`RootError::InUse`] for a sharing violation (Windows), else `otherwise`.
-fn in_use_or(errno: Errno, otherwise: RootError) -> RootError {
-    if cfg!(windows) && errno == Errno::BUSY {
-        RootError::InUse
-    } else {
-        otherwise
+/// What a write the system refused with `errno` answers: [`RootError::InUse`] for a file
+/// another Windows program holds, [`RootError::WriteDenied`] for one its permissions keep
+/// from this process, else `otherwise`.
+fn write_refusal(errno: Errno, otherwise: RootError) -> RootError {
+    match errno {
+        Errno::BUSY if cfg!(windows) => RootError::InUse,
+        Errno::ACCESS | Errno::PERM => RootError::WriteDenied,
+        _ => otherwise,
     }
 }
 
@@ -136,7 +138,7 @@ pub(crate) fn create_temp(
         ) {
             Ok(fd) => return Ok((name, fd)),
             Err(Errno::EXIST) => continue,
-            Err(_) => return Err(RootError::NotWritable),
+            Err(e) => return Err(write_refusal(e, RootError::NotWritable)),
         }
     }
     Err(RootError::WriteFailed)
