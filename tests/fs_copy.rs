@@ -615,6 +615,110 @@ fn a_copy_writes_at_most_one_gibibyte() {
     assert_eq!(tree.names(""), ["big", "small.txt"]);
 }
 
+/// Makes `path` (below `tree`) a file of `size` bytes holding 4 KiB of data at each of
+/// `data`, and holes everywhere else.
+fn make_sparse(tree: &Tree, path: &str, size: u64, data: &[u64]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut file = std::fs::File::create(tree.join(path)).unwrap();
+    file.set_len(size).unwrap();
+    for &at in data {
+        file.seek(SeekFrom::Start(at)).unwrap();
+        file.write_all(&[b'd'; 4096]).unwrap();
+    }
+    file.sync_all().unwrap();
+}
+
+/// The 512-byte blocks `path` (below `tree`) takes on disk.
+fn blocks(tree: &Tree, path: &str) -> u64 {
+    std::fs::metadata(tree.join(path)).unwrap().blocks()
+}
+
+/// Whether two files below `tree` hold the same bytes, read a mebibyte at a time.
+fn same_bytes(tree: &Tree, a: &str, b: &str) -> bool {
+    use std::io::Read;
+    let (mut a, mut b) = (
+        std::fs::File::open(tree.join(a)).unwrap(),
+        std::fs::File::open(tree.join(b)).unwrap(),
+    );
+    let (mut x, mut y) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    loop {
+        let n = a.read(&mut x).unwrap();
+        let m = b.read(&mut y[..n.max(1)]).unwrap();
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// A sparse file's copy is sparse too: it takes about the blocks its source takes, not its
+/// size in zeros (before, each copy of a 1 GiB file holding 8 KiB took 1 GiB of disk). Holes
+/// in the middle and at the end stay holes, alone and in a tree, on both copy paths (run
+/// this with `FSMCP_TEST_PORTABLE=1` for the read/write one).
+#[test]
+fn a_sparse_file_is_copied_with_its_holes() {
+    if windows_binary() {
+        eprintln!("skipped: Windows copies every byte of a sparse file (docs/platforms.md)");
+        return;
+    }
+    let tree = Tree::new().dir("disk");
+    // Data at the start and in the middle, and together the most one copy writes; the small
+    // one with a hole between two blocks and another at its end.
+    make_sparse(
+        &tree,
+        "disk/huge.img",
+        (1 << 30) - (16 << 20),
+        &[0, 512 << 20],
+    );
+    make_sparse(&tree, "disk/small.img", 16 << 20, &[0, 8 << 20]);
+    let source = blocks(&tree, "disk/huge.img") + blocks(&tree, "disk/small.img");
+    if source * 512 >= 1 << 30 {
+        eprintln!("skipped: the temporary directory's filesystem makes no sparse files");
+        return;
+    }
+    let mut server = fs_server(&tree);
+    let started = std::time::Instant::now();
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("disk", "copy")),
+        "Copied directory 'disk' to 'copy' (2 files, 1073741824 bytes)"
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("disk/small.img", "small.img")),
+        "Copied file 'disk/small.img' to 'small.img'"
+    );
+    let copied = blocks(&tree, "copy/huge.img") + blocks(&tree, "copy/small.img");
+    let alone = blocks(&tree, "small.img");
+    println!(
+        "source {source} blocks, tree copy {copied} blocks in {took:?}, file copy {alone} blocks \
+         (source {})",
+        blocks(&tree, "disk/small.img")
+    );
+    // The filesystem may round an extent up, never to more than a few blocks per extent.
+    let slack = 4 * 2 * (64 << 10) / 512;
+    assert!(
+        copied <= source + slack,
+        "{copied} blocks copied, {source} in the source"
+    );
+    assert!(
+        alone <= blocks(&tree, "disk/small.img") + slack,
+        "{alone} blocks"
+    );
+    for (a, b) in [
+        ("disk/huge.img", "copy/huge.img"),
+        ("disk/small.img", "copy/small.img"),
+        ("disk/small.img", "small.img"),
+    ] {
+        assert_eq!(
+            std::fs::metadata(tree.join(a)).unwrap().len(),
+            std::fs::metadata(tree.join(b)).unwrap().len()
+        );
+        assert!(same_bytes(&tree, a, b), "'{b}' differs from '{a}'");
+    }
+}
+
 /// A copy past the call's deadline is refused whole, and leaves nothing behind.
 #[test]
 fn a_copy_past_its_deadline_copies_nothing() {

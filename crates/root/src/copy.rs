@@ -25,10 +25,6 @@ use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTr
 /// of its own bounds it.
 pub const MAX_COPY_BYTES: u64 = 1 << 30;
 
-/// Most bytes one `copy_file_range` call moves, so the deadline is checked in between.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const CHUNK: usize = 8 << 20;
-
 /// Why a copy copied nothing. Paths are below the source (empty for the source itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CopyError {
@@ -409,70 +405,15 @@ impl Root {
     }
 }
 
-/// Copies every byte of `source` into `copy`, gives it `mode`'s kept bits and syncs it. The
-/// source must not change meanwhile. Returns the bytes copied.
+/// Copies every byte of `source` into `copy`, its holes kept as holes
+/// ([`super::extents::copy_file`]), gives it `mode`'s kept bits and syncs it. The source must
+/// not change meanwhile. Returns the bytes copied (holes included).
 fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyError> {
-    let (file, identity) = (source.fd(), &source.identity());
-    let mut done: u64 = 0;
-    let mut in_kernel = true;
-    let mut buffer = Vec::new();
-    loop {
-        super::deadline::check()?;
-        if done > identity.size {
-            return Err(CopyError::Changed);
-        }
-        let n = if in_kernel {
-            match copy_in_kernel(file, copy) {
-                Ok(n) => n,
-                // Not between these filesystems, or not on this kernel: copy by hand.
-                Err(Errno::XDEV | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) if done == 0 => {
-                    in_kernel = false;
-                    continue;
-                }
-                Err(Errno::INTR) => continue,
-                Err(_) => return Err(CopyError::Failed),
-            }
-        } else {
-            buffer.resize(256 << 10, 0);
-            match crate::sys::io::read(file, &mut buffer) {
-                Ok(n) => {
-                    super::mutate::write_all(copy, &buffer[..n]).map_err(|_| CopyError::Failed)?;
-                    n
-                }
-                Err(Errno::INTR) => continue,
-                Err(_) => return Err(CopyError::Changed),
-            }
-        };
-        if n == 0 {
-            break;
-        }
-        done += n as u64;
-    }
-    let after = crate::sys::fs::fstat(file).map(|s| Identity::of(&s));
-    if done != identity.size || after.ok().as_ref() != Some(identity) {
-        return Err(CopyError::Changed);
-    }
+    let done = super::extents::copy_file(source, copy)?;
     crate::sys::fs::fchmod(copy, crate::platform::mode(mode & crate::mutate::KEPT_BITS))
         .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)
-}
-
-/// Up to [`CHUNK`] bytes from `file`'s position to `copy`'s, without passing through user space
-/// (`copy_file_range`, Linux); `NOSYS` where the platform takes the read/write copy.
-fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> {
-    // The forced fallbacks take the read/write copy, as the other systems do.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    return if crate::platform::portable() {
-        Err(Errno::NOSYS)
-    } else {
-        crate::sys::fs::copy_file_range(file, None, copy, None, CHUNK)
-    };
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    {
-        let _ = (file, copy);
-        Err(Errno::NOSYS)
-    }
 }
 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.

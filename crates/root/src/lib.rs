@@ -28,6 +28,7 @@ mod copy;
 mod deadline;
 mod dir;
 mod error;
+mod extents;
 mod identity;
 pub mod limits;
 mod location;
