@@ -25,6 +25,19 @@ use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTr
 /// of its own bounds it.
 pub const MAX_COPY_BYTES: u64 = 1 << 30;
 
+/// The most free space a copy must leave on its destination's filesystem. A copy is refused,
+/// before anything is written, when the bytes it would allocate would leave less free than
+/// [`free_space_reserve`] of the filesystem's size: the smaller of this and a tenth of it. So
+/// copies, which no other bound stops from being made again and again, cannot fill the disk
+/// the root (and whatever shares its filesystem) lives on.
+pub const FREE_SPACE_RESERVE: u64 = 1 << 30;
+
+/// The free space a copy leaves on a filesystem of `total` bytes: a tenth of it, at most
+/// [`FREE_SPACE_RESERVE`].
+pub fn free_space_reserve(total: u64) -> u64 {
+    (total / 10).min(FREE_SPACE_RESERVE)
+}
+
 /// Why a copy copied nothing. Paths are below the source (empty for the source itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CopyError {
@@ -42,6 +55,16 @@ pub enum CopyError {
     Unreadable(String),
     /// The source holds more than [`MAX_COPY_BYTES`] (the bytes it holds).
     TooManyBytes(u64),
+    /// The copy would leave less free on the destination's filesystem than
+    /// [`free_space_reserve`] keeps.
+    NoSpace {
+        /// The bytes the copy would allocate: its source's files' allocated bytes.
+        needs: u64,
+        /// The bytes free on the destination's filesystem for this process.
+        free: u64,
+        /// The bytes a copy leaves free there.
+        keeps: u64,
+    },
     /// A limit of the root or the call (walk ceilings, deadline, cancellation).
     Root(RootError),
     /// The filesystem refused (no space, no permission, …).
@@ -93,6 +116,8 @@ impl Root {
                     return Err(CopyError::TooManyBytes(info.identity.size));
                 }
                 let source = self.open_source(from.dir(), from.path(), &info.identity)?;
+                let stat = crate::sys::fs::fstat(source.fd()).map_err(|_| CopyError::Changed)?;
+                leaves_room(to.dir(), super::extents::allocated(&stat))?;
                 let (temp_name, temp) =
                     super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
                 let written = copy_bytes(&source, &temp, info.mode)
@@ -137,7 +162,8 @@ impl Root {
         to: &Location,
     ) -> Result<Copied, CopyError> {
         let to_name = to.name().ok_or(CopyError::Failed)?;
-        self.plan(from, seen, to)?;
+        let allocated = self.plan(from, seen, to)?;
+        leaves_room(to.dir(), allocated)?;
         let temp_name = make_temp_dir(to.dir())?;
         let built = self.build(from, seen, to.dir(), &temp_name);
         let placed = built
@@ -154,8 +180,9 @@ impl Root {
         }
     }
 
-    /// The refusals a tree copy can know before writing anything.
-    fn plan(&self, from: &Location, seen: &SeenTree, to: &Location) -> Result<(), CopyError> {
+    /// The refusals a tree copy can know before writing anything; else the bytes its files
+    /// take on disk, which the copy will take too.
+    fn plan(&self, from: &Location, seen: &SeenTree, to: &Location) -> Result<u64, CopyError> {
         let ceilings = self.limits.named_ceilings();
         let dirs = seen.dirs.len() as u64 - 1;
         let files = seen
@@ -173,7 +200,7 @@ impl Root {
             return Err(RootError::FileLimit.into());
         }
         let below = below_paths(seen);
-        let mut bytes: u64 = 0;
+        let (mut bytes, mut allocated) = (0u64, 0u64);
         for (index, dir) in seen.dirs.iter().enumerate() {
             for entry in &dir.entries {
                 let path = join(&below[index], &entry.name);
@@ -181,6 +208,7 @@ impl Root {
                     FileType::RegularFile => {
                         self.check_size(entry.identity.size, &path)?;
                         bytes = bytes.saturating_add(entry.identity.size);
+                        allocated = allocated.saturating_add(entry.allocated);
                     }
                     FileType::Symlink => {
                         let parent = RelPath::parse(&join(to.path().as_str(), &below[index]))
@@ -197,7 +225,7 @@ impl Root {
         if bytes > MAX_COPY_BYTES {
             return Err(CopyError::TooManyBytes(bytes));
         }
-        Ok(())
+        Ok(allocated)
     }
 
     /// Refuses a file larger than the root serves.
@@ -414,6 +442,20 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
         .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)
+}
+
+/// Refuses a copy that would take `needs` bytes of the filesystem holding `dir` and leave less
+/// free there than [`free_space_reserve`]. Where the system gives no reading, nothing is
+/// refused (the copy then stops at a full disk like any write, and removes what it built).
+fn leaves_room(dir: BorrowedFd<'_>, needs: u64) -> Result<(), CopyError> {
+    let Some((free, total)) = crate::platform::free_space(dir) else {
+        return Ok(());
+    };
+    let keeps = free_space_reserve(total);
+    if needs.saturating_add(keeps) > free {
+        return Err(CopyError::NoSpace { needs, free, keeps });
+    }
+    Ok(())
 }
 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
