@@ -16,7 +16,7 @@ use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 use crate::sys::fs::{AtFlags, FileType, Mode, OFlags};
 use crate::sys::io::Errno;
 
-use super::dir::{file_type, lstat_at, open_dir_at};
+use super::dir::open_dir_at;
 use super::location::{SeenEntry, same_inode};
 use super::open::{NotOpened, open_regular};
 use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTree};
@@ -164,7 +164,8 @@ impl Root {
         let to_name = to.name().ok_or(CopyError::Failed)?;
         let allocated = self.plan(from, seen, to)?;
         leaves_room(to.dir(), allocated)?;
-        let temp_name = make_temp_dir(to.dir())?;
+        // Held open, and so locked against a sweep, until the copy is in place or gone.
+        let (temp_name, _held) = make_temp_dir(to.dir())?;
         let built = self.build(from, seen, to.dir(), &temp_name);
         let placed = built
             .and_then(|copied| rename_into_place(to.dir(), &temp_name, to_name).map(|()| copied));
@@ -478,58 +479,29 @@ fn rename_into_place(dir: BorrowedFd<'_>, temp_name: &str, name: &str) -> Result
 }
 
 /// Creates a fresh directory in `dir` under a reserved name no walk shows, open to this
-/// process only while it is filled.
-fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<String, CopyError> {
+/// process only while it is filled, and a descriptor of it holding the builder's lock
+/// ([`super::sweep::hold`]): keep it open until the copy is renamed into place or discarded.
+fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<(String, OwnedFd), CopyError> {
     for _ in 0..16 {
         let name = super::mutate::temp_name().map_err(|_| CopyError::Failed)?;
         match crate::sys::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o700)) {
-            Ok(()) => return Ok(name),
+            Ok(()) => {}
             Err(Errno::EXIST) => continue,
             Err(_) => return Err(CopyError::Failed),
         }
+        let fd = open_dir_at(dir, &name).map_err(|_| CopyError::Failed)?;
+        if super::sweep::hold(&fd, dir, &name) {
+            return Ok((name, fd));
+        }
+        // A sweep took it for stale in the instant before the lock, and removes it.
     }
     Err(CopyError::Failed)
 }
 
-/// Removes the unfinished copy `name` in `holder` and everything in it, deepest first and
-/// without recursion. Only ever called on a temp directory this copy made.
+/// Removes the unfinished copy `name` in `holder` and everything in it. Only ever called on a
+/// temp directory this copy made.
 fn discard(holder: BorrowedFd<'_>, name: &str) {
-    // Each frame: a directory, its name in the one above, and its subdirectories not yet
-    // removed. Files and links go as a directory is entered.
-    let enter = |fd: OwnedFd, name: String| -> (OwnedFd, String, Vec<String>) {
-        // A finished subdirectory may already carry a read-only mode.
-        let _ = crate::sys::fs::fchmod(&fd, Mode::from_raw_mode(0o700));
-        let mut subdirs = Vec::new();
-        let names = super::dir::read_all_names(&fd).unwrap_or_default();
-        for child in names.into_iter().flatten() {
-            match lstat_at(&fd, &child).map(|s| file_type(&s)) {
-                Some(FileType::Directory) => subdirs.push(child),
-                _ => {
-                    let _ = crate::sys::fs::unlinkat(&fd, child.as_str(), AtFlags::empty());
-                }
-            }
-        }
-        (fd, name, subdirs)
-    };
-    let Ok(top) = open_dir_at(holder, name) else {
-        return;
-    };
-    let mut frames = vec![enter(top, name.to_owned())];
-    while let Some((fd, _, subdirs)) = frames.last_mut() {
-        if let Some(sub) = subdirs.pop() {
-            if let Ok(child) = open_dir_at(&*fd, &sub) {
-                let frame = enter(child, sub);
-                frames.push(frame);
-            }
-            continue;
-        }
-        let Some((_, name, _)) = frames.pop() else {
-            break;
-        };
-        let above = frames.last().map_or(holder, |(fd, _, _)| fd.as_fd());
-        let _ = crate::sys::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
-    }
-    let _ = crate::platform::sync(holder);
+    super::sweep::remove_tree(holder, name, &mut super::sweep::Budget::unbounded());
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ mod relpath;
 mod remember;
 mod resolve;
 mod select;
+mod sweep;
 mod sys;
 mod walk;
 mod watch;
@@ -60,6 +61,7 @@ pub use open::ReadFile;
 pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{Glob, Selector, default_excludes, glob_to_regex};
+pub use sweep::{SWEEP_MAX_ENTRIES, SWEEP_MAX_TIME, Swept, WINDOWS_STALE_AFTER};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, Step, TreeWalk, compare_tree_order,
 };
