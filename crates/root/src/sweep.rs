@@ -349,3 +349,72 @@ pub(crate) fn remove_tree(holder: BorrowedFd<'_>, name: &str, budget: &mut Budge
     let _ = crate::platform::sync(holder);
     lstat_at(holder, name).is_none()
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    // The test builds its tree with std::fs: it is the world outside the root.
+    #![allow(clippy::disallowed_methods)]
+
+    use super::*;
+
+    #[test]
+    fn only_names_fsmcp_gives_are_its_own() {
+        for name in [".fsmcp-0123abcd.tmp", ".fsmcp-00000000deadbeef.tmp"] {
+            assert!(is_own_temp_name(name), "{name}");
+        }
+        for name in [
+            ".fsmcp-.tmp",
+            ".fsmcp-notes.tmp",
+            ".fsmcp-DEADBEEF.tmp",
+            ".fsmcp-0123.tmp.bak",
+            "fsmcp-0123.tmp",
+            ".fsmcp-01/23.tmp",
+        ] {
+            assert!(!is_own_temp_name(name), "{name}");
+        }
+    }
+
+    /// A spent budget leaves a stale directory in place (and counted as left); a sweep with
+    /// its full budget then removes every stale entry and keeps the held one.
+    #[test]
+    fn a_spent_budget_leaves_the_rest_for_the_next_sweep() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 0..4 {
+            let temp = dir.path().join(format!(".fsmcp-{n:016x}.tmp"));
+            std::fs::create_dir_all(temp.join("a/b")).unwrap();
+            std::fs::write(temp.join("a/b/f"), "x").unwrap();
+        }
+        let held = dir.path().join(".fsmcp-00000000000000ff.tmp");
+        std::fs::write(&held, "being written").unwrap();
+        let lock = std::fs::File::open(&held).unwrap();
+        rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).unwrap();
+        let selector = crate::Selector::new(&["**".to_owned()], &[], true);
+        let root = Root::open(dir.path(), selector, crate::limits::Limits::default()).unwrap();
+        let mut budget = Budget::new(3, SWEEP_MAX_TIME);
+        let names = std::fs::read_dir(dir.path()).unwrap().count();
+        // Three entries: not even the first temp directory's contents are all read.
+        let first = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .find(|n| n != ".fsmcp-00000000000000ff.tmp")
+            .unwrap();
+        let fd = crate::dir::reopen(&root.dir).unwrap();
+        assert!(matches!(
+            sweep_one(fd.as_fd(), &first, &mut budget),
+            Fate::Left
+        ));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), names);
+        let swept = root.sweep_stale_temps();
+        assert_eq!(
+            swept,
+            Swept {
+                removed: 4,
+                held: 1,
+                left: 0,
+                complete: true
+            }
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+    }
+}
