@@ -30,6 +30,20 @@ pub struct Prepared {
     pub warnings: Vec<String>,
     /// Where to serve Streamable HTTP, from the flags or the config file; `None` for stdio.
     pub http: Option<HttpSettings>,
+    /// The roots this server may write, whose stale temp entries a serving server removes.
+    writable: Vec<Arc<Root>>,
+}
+
+impl Prepared {
+    /// Starts, on a thread per root, the removal of what killed writes and copies left under
+    /// fsmcp's temp names in each root this server may write (never in a `--read-only` one),
+    /// leaving alone what a live process is building (`Root::sweep_stale_temps`). A serving
+    /// server calls it once, before it answers; `--call` and `--describe` do not.
+    pub fn sweep_stale_temps(&self) {
+        for root in &self.writable {
+            root.sweep_in_background();
+        }
+    }
 }
 
 /// Bytes of a tool result's envelope around its structured value and that value's escaped
@@ -67,6 +81,7 @@ pub fn open(
     let mut registry = Registry::new();
     let mut roots: Vec<Arc<Root>> = Vec::new();
     let mut warnings = Vec::new();
+    let mut writable = Vec::new();
     for (index, root_config) in config.roots.iter().enumerate() {
         let (root, key) = open_root(root_config, &env).map_err(|problem| {
             let (key, file_message) = problem.file_form();
@@ -75,6 +90,9 @@ pub fn open(
         let root = Arc::new(root);
         if let Err(clashing) = publish(&mut registry, &root, root_config, key, envelope) {
             return Err(clash(config, &registry, &roots, index, &clashing));
+        }
+        if !root_config.read_only {
+            writable.push(root.clone());
         }
         warnings.extend(
             root_warnings(&registry, &root, root_config)
@@ -89,6 +107,7 @@ pub fn open(
         server,
         warnings,
         http: config.http.clone(),
+        writable,
     })
 }
 

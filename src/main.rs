@@ -66,6 +66,10 @@ fn main() -> ExitCode {
         out(&text);
         return ExitCode::SUCCESS;
     }
+    // A server that will answer many calls first clears what killed servers left behind.
+    if options.call.is_none() {
+        prepared.sweep_stale_temps();
+    }
     // One thread multiplexes the protocol; tool work runs on the blocking pool, whose threads
     // start only when a call needs one (so start-up spawns no thread before the first answer).
     let runtime = match tokio::runtime::Builder::new_current_thread()

@@ -24,7 +24,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 use support::fs::{fs_error, fs_text};
-use support::race::{Rng, is_temp_name, temp_files, tree_state};
+use support::race::{Rng, hold_lock, is_temp_name, temp_files, tree_state};
 use support::*;
 
 /// Most rounds one run makes…
@@ -511,9 +511,10 @@ fn sigkill_mid_write_leaves_whole_versions_and_no_visible_temp_files() {
     );
 }
 
-/// A root holding two temp files as a killed write leaves them (made here by hand, in the root
-/// and nested) beside two real files.
-fn leftover_tree() -> (Tree, [&'static str; 2]) {
+/// A root holding two temp files as a write leaves them (made here by hand, in the root and
+/// nested) beside two real files. Held locked, as a live server building them holds them, so
+/// the server under test does not sweep them away at start-up.
+fn leftover_tree() -> (Tree, [&'static str; 2], Vec<std::fs::File>) {
     let temps = [
         ".fsmcp-0123456789abcdef.tmp",
         "n/.fsmcp-fedcba9876543210.tmp",
@@ -524,13 +525,14 @@ fn leftover_tree() -> (Tree, [&'static str; 2]) {
         .file("n/b.txt", format!("{HEAD} real b\n"))
         .file(temps[0], &content)
         .file(temps[1], &content);
-    (tree, temps)
+    let held = temps.iter().map(|t| hold_lock(&tree.join(t))).collect();
+    (tree, temps, held)
 }
 
 /// Leftover temp files are neither shown nor served by any listing, search or read tool.
 #[test]
 fn leftover_temp_files_are_neither_shown_nor_served() {
-    let (tree, [root_temp, nested_temp]) = leftover_tree();
+    let (tree, [root_temp, nested_temp], _held) = leftover_tree();
     let before = tree_state(tree.path());
     let mut server = Server::start(tree.path(), &["--tools", "ptc,fs", "--include", "**"]);
     let mut failures = Vec::new();
@@ -559,7 +561,7 @@ fn leftover_temp_files_are_neither_shown_nor_served() {
 /// and nothing is written, moved or created under a name every listing then hides.
 #[test]
 fn temp_names_are_not_accepted_by_any_mutator() {
-    let (tree, [root_temp, nested_temp]) = leftover_tree();
+    let (tree, [root_temp, nested_temp], _held) = leftover_tree();
     let before = tree_state(tree.path());
     let mut server = Server::start(tree.path(), &["--tools", "ptc,fs", "--include", "**"]);
     let mut failures = Vec::new();
@@ -643,6 +645,8 @@ fn temp_named_directories_are_not_a_hidden_namespace() {
     let tree = Tree::new()
         .file("a.txt", "real\n")
         .file("n/.fsmcp-0000000000000000.tmp/f.txt", "hidden\n");
+    // As a live server building it holds it, so no start-up sweep takes it away.
+    let _held = hold_lock(&tree.join("n/.fsmcp-0000000000000000.tmp"));
     let before = tree_state(tree.path());
     let mut server = Server::start(tree.path(), &["--tools", "ptc,fs", "--include", "**"]);
     let inside = "n/.fsmcp-0000000000000000.tmp/f.txt";

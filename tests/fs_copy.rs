@@ -615,6 +615,231 @@ fn a_copy_writes_at_most_one_gibibyte() {
     assert_eq!(tree.names(""), ["big", "small.txt"]);
 }
 
+/// Makes `path` (below `tree`) a file of `size` bytes holding 4 KiB of data at each of
+/// `data`, and holes everywhere else.
+fn make_sparse(tree: &Tree, path: &str, size: u64, data: &[u64]) {
+    use std::io::{Seek, SeekFrom, Write};
+    std::fs::create_dir_all(tree.join(path).parent().unwrap()).unwrap();
+    let mut file = std::fs::File::create(tree.join(path)).unwrap();
+    file.set_len(size).unwrap();
+    for &at in data {
+        file.seek(SeekFrom::Start(at)).unwrap();
+        file.write_all(&[b'd'; 4096]).unwrap();
+    }
+    file.sync_all().unwrap();
+}
+
+/// The 512-byte blocks `path` (below `tree`) takes on disk.
+fn blocks(tree: &Tree, path: &str) -> u64 {
+    std::fs::metadata(tree.join(path)).unwrap().blocks()
+}
+
+/// Whether two files below `tree` hold the same bytes, read a mebibyte at a time.
+fn same_bytes(tree: &Tree, a: &str, b: &str) -> bool {
+    use std::io::Read;
+    let (mut a, mut b) = (
+        std::fs::File::open(tree.join(a)).unwrap(),
+        std::fs::File::open(tree.join(b)).unwrap(),
+    );
+    let (mut x, mut y) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    loop {
+        let n = a.read(&mut x).unwrap();
+        let m = b.read(&mut y[..n.max(1)]).unwrap();
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// A sparse file's copy is sparse too: it takes about the blocks its source takes, not its
+/// size in zeros (before, each copy of a 1 GiB file holding 8 KiB took 1 GiB of disk). Holes
+/// in the middle and at the end stay holes, alone and in a tree, on both copy paths (run
+/// this with `FSMCP_TEST_PORTABLE=1` for the read/write one).
+#[test]
+fn a_sparse_file_is_copied_with_its_holes() {
+    if windows_binary() {
+        eprintln!("skipped: Windows copies every byte of a sparse file (docs/platforms.md)");
+        return;
+    }
+    let tree = Tree::new().dir("disk");
+    // Data at the start and in the middle, and together the most one copy writes; the small
+    // one with a hole between two blocks and another at its end.
+    make_sparse(
+        &tree,
+        "disk/huge.img",
+        (1 << 30) - (16 << 20),
+        &[0, 512 << 20],
+    );
+    make_sparse(&tree, "disk/small.img", 16 << 20, &[0, 8 << 20]);
+    let source = blocks(&tree, "disk/huge.img") + blocks(&tree, "disk/small.img");
+    if source * 512 >= 1 << 30 {
+        eprintln!("skipped: the temporary directory's filesystem makes no sparse files");
+        return;
+    }
+    let mut server = fs_server(&tree);
+    let started = std::time::Instant::now();
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("disk", "copy")),
+        "Copied directory 'disk' to 'copy' (2 files, 1073741824 bytes)"
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("disk/small.img", "small.img")),
+        "Copied file 'disk/small.img' to 'small.img'"
+    );
+    let copied = blocks(&tree, "copy/huge.img") + blocks(&tree, "copy/small.img");
+    let alone = blocks(&tree, "small.img");
+    println!(
+        "source {source} blocks, tree copy {copied} blocks in {took:?}, file copy {alone} blocks \
+         (source {})",
+        blocks(&tree, "disk/small.img")
+    );
+    // The filesystem may round an extent up, never to more than a few blocks per extent.
+    let slack = 4 * 2 * (64 << 10) / 512;
+    assert!(
+        copied <= source + slack,
+        "{copied} blocks copied, {source} in the source"
+    );
+    assert!(
+        alone <= blocks(&tree, "disk/small.img") + slack,
+        "{alone} blocks"
+    );
+    for (a, b) in [
+        ("disk/huge.img", "copy/huge.img"),
+        ("disk/small.img", "copy/small.img"),
+        ("disk/small.img", "small.img"),
+    ] {
+        assert_eq!(
+            std::fs::metadata(tree.join(a)).unwrap().len(),
+            std::fs::metadata(tree.join(b)).unwrap().len()
+        );
+        assert!(same_bytes(&tree, a, b), "'{b}' differs from '{a}'");
+    }
+}
+
+/// A tmpfs of a few mebibytes mounted on a fresh directory, unmounted when dropped: a
+/// filesystem small enough to fill.
+struct Tmpfs {
+    tree: Tree,
+}
+
+impl Tmpfs {
+    /// Mounts one of `mib` MiB; `None`, after printing why the caller is skipped, where this
+    /// process may not mount (not root, or a sandbox that refuses `mount`).
+    fn mount(mib: u64) -> Option<Tmpfs> {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("skipped: mounting a small tmpfs to fill takes root");
+            return None;
+        }
+        let tree = Tree::new();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(tree.path())
+            .output();
+        match out {
+            Ok(out) if out.status.success() => Some(Tmpfs { tree }),
+            Ok(out) => {
+                eprintln!(
+                    "skipped: mount refused a tmpfs: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: no mount command: {e}");
+                None
+            }
+        }
+    }
+
+    /// What is free on it and its size, in bytes, as `statvfs` tells the server.
+    fn space(&self) -> (u64, u64) {
+        let vfs = rustix::fs::statvfs(self.tree.path()).unwrap();
+        (vfs.f_bavail * vfs.f_frsize, vfs.f_blocks * vfs.f_frsize)
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.tree.path()).status();
+    }
+}
+
+/// A copy must leave its filesystem room: one that would take more than is free, or leave
+/// less free than a tenth of the filesystem (at most 1 GiB), is refused before anything is
+/// written, naming what it needs; a copy that fits is made, and holes cost nothing. Before,
+/// each copy took what it liked until the disk was full (a 1 GiB sparse file became 1 GiB
+/// of disk per call).
+#[test]
+fn a_copy_leaves_its_filesystem_room() {
+    if windows_binary() {
+        eprintln!("skipped: a tmpfs cannot be mounted for a Windows binary under Wine");
+        return;
+    }
+    let Some(disk) = Tmpfs::mount(64) else {
+        return;
+    };
+    let tree = &disk.tree;
+    tree.put("d/big.bin", vec![b'b'; 30 << 20]);
+    tree.put("d/more.bin", vec![b'm'; 10 << 20]);
+    tree.put("small.txt", "small\n");
+    make_sparse(tree, "holes/disk.img", 256 << 20, &[0, 128 << 20]);
+    let mut server = fs_server(tree);
+    let (_, total) = disk.space();
+    let keeps = (total / 10).min(1 << 30);
+    let refusal = |from: &str, needs: u64, free: u64| {
+        format!(
+            "Copying '{from}' would take {needs} bytes of disk where {free} are free, leaving \
+             less than the {keeps} bytes copies keep free (a tenth of the filesystem, at most \
+             1 GiB); free space on the destination's filesystem first, or copy something smaller"
+        )
+    };
+    let on_disk = |path: &str| blocks(tree, path) * 512;
+
+    // Fits, leaving more than the reserve: made.
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("d/more.bin", "more.bin")),
+        "Copied file 'd/more.bin' to 'more.bin'"
+    );
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("small.txt", "small2.txt")),
+        "Copied file 'small.txt' to 'small2.txt'"
+    );
+    // 256 MiB of file length on a filesystem of 64 MiB: its holes take nothing.
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("holes", "holes2")),
+        "Copied directory 'holes' to 'holes2' (1 file, 268435456 bytes)"
+    );
+    let before = snapshot(tree.path());
+    let (free, _) = disk.space();
+    println!("{free} bytes free of {total}, {keeps} kept");
+    // Does not fit at all, as a file and as a tree.
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("d/big.bin", "big.bin")),
+        refusal("d/big.bin", on_disk("d/big.bin"), free)
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("d", "d2")),
+        refusal("d", on_disk("d/big.bin") + on_disk("d/more.bin"), free)
+    );
+    // Would fit, but would leave less than the reserve.
+    assert!(on_disk("d/more.bin") < free && on_disk("d/more.bin") + keeps > free);
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("d/more.bin", "more2.bin")),
+        refusal("d/more.bin", on_disk("d/more.bin"), free)
+    );
+    assert_eq!(
+        snapshot(tree.path()),
+        before,
+        "a refused copy changed the disk"
+    );
+    assert!(!tree.names("").iter().any(|n| n.starts_with(".fsmcp-")));
+    drop(server);
+}
+
 /// A copy past the call's deadline is refused whole, and leaves nothing behind.
 #[test]
 fn a_copy_past_its_deadline_copies_nothing() {

@@ -106,6 +106,12 @@ impl Fs {
                 max: MAX_COPY_BYTES,
                 directory: is_dir,
             },
+            CopyError::NoSpace { needs, free, keeps } => FsError::CopyNoSpace {
+                path: from.to_owned(),
+                needs,
+                free,
+                keeps,
+            },
             CopyError::Root(error) => FsError::Root(error),
             CopyError::Failed => FsError::Refused(to.to_owned()),
         }

@@ -213,6 +213,21 @@ pub enum FsError {
         /// Whether the source is a directory (whose parts can be copied one by one).
         directory: bool,
     },
+    /// A copy that would leave its destination's filesystem with less free than copies keep.
+    #[error(
+        "Copying '{path}' would take {needs} bytes of disk where {free} are free, leaving less than the {keeps} bytes copies keep free (a tenth of the filesystem, at most {max} GiB); free space on the destination's filesystem first, or copy something smaller",
+        max = crate::root::FREE_SPACE_RESERVE >> 30
+    )]
+    CopyNoSpace {
+        /// The source as given.
+        path: String,
+        /// The bytes the copy would allocate.
+        needs: u64,
+        /// The bytes free on the destination's filesystem.
+        free: u64,
+        /// The bytes a copy leaves free there.
+        keeps: u64,
+    },
     /// A file `copy` may not read.
     #[error("'{0}' cannot be read by this server (its permissions), so nothing was copied")]
     CopyUnreadable(String),

@@ -5,7 +5,8 @@
 //! following links, and [`state_diff`] names what changed between two descriptions: a tree outside
 //! the root must come out of a run byte-for-byte and inode-for-inode the same. [`tool_line`]
 //! frames one `tools/call` request with a caller-chosen id, so a test can pipeline many calls
-//! without waiting for each. [`temp_files`] lists fsmcp's leftover temp files on disk.
+//! without waiting for each. [`temp_files`] lists fsmcp's leftover temp files on disk, and
+//! [`hold_lock`] holds one as a live server building it would.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -110,6 +111,15 @@ pub fn state_diff(
 /// Whether a name is one of fsmcp's temp files (`.fsmcp-<hex>.tmp`).
 pub fn is_temp_name(name: &str) -> bool {
     name.starts_with(".fsmcp-") && name.ends_with(".tmp")
+}
+
+/// Holds an exclusive `flock` on `path` (a file or a directory) until the returned file is
+/// dropped, as a live fsmcp holds a temp entry it is building: a server's start-up sweep of
+/// stale temp entries then leaves it in place.
+pub fn hold_lock(path: &Path) -> std::fs::File {
+    let file = std::fs::File::open(path).expect("open to lock");
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).expect("flock");
+    file
 }
 
 /// The relative paths of every fsmcp temp file below `dir` on disk, sorted.

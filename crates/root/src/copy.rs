@@ -16,7 +16,7 @@ use crate::sys::fd::{AsFd, BorrowedFd, OwnedFd};
 use crate::sys::fs::{AtFlags, FileType, Mode, OFlags};
 use crate::sys::io::Errno;
 
-use super::dir::{file_type, lstat_at, open_dir_at};
+use super::dir::open_dir_at;
 use super::location::{SeenEntry, same_inode};
 use super::open::{NotOpened, open_regular};
 use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTree};
@@ -25,9 +25,18 @@ use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTr
 /// of its own bounds it.
 pub const MAX_COPY_BYTES: u64 = 1 << 30;
 
-/// Most bytes one `copy_file_range` call moves, so the deadline is checked in between.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const CHUNK: usize = 8 << 20;
+/// The most free space a copy must leave on its destination's filesystem. A copy is refused,
+/// before anything is written, when the bytes it would allocate would leave less free than
+/// [`free_space_reserve`] of the filesystem's size: the smaller of this and a tenth of it. So
+/// copies, which no other bound stops from being made again and again, cannot fill the disk
+/// the root (and whatever shares its filesystem) lives on.
+pub const FREE_SPACE_RESERVE: u64 = 1 << 30;
+
+/// The free space a copy leaves on a filesystem of `total` bytes: a tenth of it, at most
+/// [`FREE_SPACE_RESERVE`].
+pub fn free_space_reserve(total: u64) -> u64 {
+    (total / 10).min(FREE_SPACE_RESERVE)
+}
 
 /// Why a copy copied nothing. Paths are below the source (empty for the source itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +55,16 @@ pub enum CopyError {
     Unreadable(String),
     /// The source holds more than [`MAX_COPY_BYTES`] (the bytes it holds).
     TooManyBytes(u64),
+    /// The copy would leave less free on the destination's filesystem than
+    /// [`free_space_reserve`] keeps.
+    NoSpace {
+        /// The bytes the copy would allocate: its source's files' allocated bytes.
+        needs: u64,
+        /// The bytes free on the destination's filesystem for this process.
+        free: u64,
+        /// The bytes a copy leaves free there.
+        keeps: u64,
+    },
     /// A limit of the root or the call (walk ceilings, deadline, cancellation).
     Root(RootError),
     /// The filesystem refused (no space, no permission, …).
@@ -97,6 +116,8 @@ impl Root {
                     return Err(CopyError::TooManyBytes(info.identity.size));
                 }
                 let source = self.open_source(from.dir(), from.path(), &info.identity)?;
+                let stat = crate::sys::fs::fstat(source.fd()).map_err(|_| CopyError::Changed)?;
+                leaves_room(to.dir(), super::extents::allocated(&stat))?;
                 let (temp_name, temp) =
                     super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
                 let written = copy_bytes(&source, &temp, info.mode)
@@ -141,8 +162,10 @@ impl Root {
         to: &Location,
     ) -> Result<Copied, CopyError> {
         let to_name = to.name().ok_or(CopyError::Failed)?;
-        self.plan(from, seen, to)?;
-        let temp_name = make_temp_dir(to.dir())?;
+        let allocated = self.plan(from, seen, to)?;
+        leaves_room(to.dir(), allocated)?;
+        // Held open, and so locked against a sweep, until the copy is in place or gone.
+        let (temp_name, _held) = make_temp_dir(to.dir())?;
         let built = self.build(from, seen, to.dir(), &temp_name);
         let placed = built
             .and_then(|copied| rename_into_place(to.dir(), &temp_name, to_name).map(|()| copied));
@@ -158,8 +181,9 @@ impl Root {
         }
     }
 
-    /// The refusals a tree copy can know before writing anything.
-    fn plan(&self, from: &Location, seen: &SeenTree, to: &Location) -> Result<(), CopyError> {
+    /// The refusals a tree copy can know before writing anything; else the bytes its files
+    /// take on disk, which the copy will take too.
+    fn plan(&self, from: &Location, seen: &SeenTree, to: &Location) -> Result<u64, CopyError> {
         let ceilings = self.limits.named_ceilings();
         let dirs = seen.dirs.len() as u64 - 1;
         let files = seen
@@ -177,7 +201,7 @@ impl Root {
             return Err(RootError::FileLimit.into());
         }
         let below = below_paths(seen);
-        let mut bytes: u64 = 0;
+        let (mut bytes, mut allocated) = (0u64, 0u64);
         for (index, dir) in seen.dirs.iter().enumerate() {
             for entry in &dir.entries {
                 let path = join(&below[index], &entry.name);
@@ -185,6 +209,7 @@ impl Root {
                     FileType::RegularFile => {
                         self.check_size(entry.identity.size, &path)?;
                         bytes = bytes.saturating_add(entry.identity.size);
+                        allocated = allocated.saturating_add(entry.allocated);
                     }
                     FileType::Symlink => {
                         let parent = RelPath::parse(&join(to.path().as_str(), &below[index]))
@@ -201,7 +226,7 @@ impl Root {
         if bytes > MAX_COPY_BYTES {
             return Err(CopyError::TooManyBytes(bytes));
         }
-        Ok(())
+        Ok(allocated)
     }
 
     /// Refuses a file larger than the root serves.
@@ -409,70 +434,29 @@ impl Root {
     }
 }
 
-/// Copies every byte of `source` into `copy`, gives it `mode`'s kept bits and syncs it. The
-/// source must not change meanwhile. Returns the bytes copied.
+/// Copies every byte of `source` into `copy`, its holes kept as holes
+/// ([`super::extents::copy_file`]), gives it `mode`'s kept bits and syncs it. The source must
+/// not change meanwhile. Returns the bytes copied (holes included).
 fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyError> {
-    let (file, identity) = (source.fd(), &source.identity());
-    let mut done: u64 = 0;
-    let mut in_kernel = true;
-    let mut buffer = Vec::new();
-    loop {
-        super::deadline::check()?;
-        if done > identity.size {
-            return Err(CopyError::Changed);
-        }
-        let n = if in_kernel {
-            match copy_in_kernel(file, copy) {
-                Ok(n) => n,
-                // Not between these filesystems, or not on this kernel: copy by hand.
-                Err(Errno::XDEV | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) if done == 0 => {
-                    in_kernel = false;
-                    continue;
-                }
-                Err(Errno::INTR) => continue,
-                Err(_) => return Err(CopyError::Failed),
-            }
-        } else {
-            buffer.resize(256 << 10, 0);
-            match crate::sys::io::read(file, &mut buffer) {
-                Ok(n) => {
-                    super::mutate::write_all(copy, &buffer[..n]).map_err(|_| CopyError::Failed)?;
-                    n
-                }
-                Err(Errno::INTR) => continue,
-                Err(_) => return Err(CopyError::Changed),
-            }
-        };
-        if n == 0 {
-            break;
-        }
-        done += n as u64;
-    }
-    let after = crate::sys::fs::fstat(file).map(|s| Identity::of(&s));
-    if done != identity.size || after.ok().as_ref() != Some(identity) {
-        return Err(CopyError::Changed);
-    }
+    let done = super::extents::copy_file(source, copy)?;
     crate::sys::fs::fchmod(copy, crate::platform::mode(mode & crate::mutate::KEPT_BITS))
         .and_then(|()| crate::platform::sync(copy))
         .map_err(|_| CopyError::Failed)?;
     Ok(done)
 }
 
-/// Up to [`CHUNK`] bytes from `file`'s position to `copy`'s, without passing through user space
-/// (`copy_file_range`, Linux); `NOSYS` where the platform takes the read/write copy.
-fn copy_in_kernel(file: BorrowedFd<'_>, copy: &OwnedFd) -> Result<usize, Errno> {
-    // The forced fallbacks take the read/write copy, as the other systems do.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    return if crate::platform::portable() {
-        Err(Errno::NOSYS)
-    } else {
-        crate::sys::fs::copy_file_range(file, None, copy, None, CHUNK)
+/// Refuses a copy that would take `needs` bytes of the filesystem holding `dir` and leave less
+/// free there than [`free_space_reserve`]. Where the system gives no reading, nothing is
+/// refused (the copy then stops at a full disk like any write, and removes what it built).
+fn leaves_room(dir: BorrowedFd<'_>, needs: u64) -> Result<(), CopyError> {
+    let Some((free, total)) = crate::platform::free_space(dir) else {
+        return Ok(());
     };
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    {
-        let _ = (file, copy);
-        Err(Errno::NOSYS)
+    let keeps = free_space_reserve(total);
+    if needs.saturating_add(keeps) > free {
+        return Err(CopyError::NoSpace { needs, free, keeps });
     }
+    Ok(())
 }
 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
@@ -495,58 +479,29 @@ fn rename_into_place(dir: BorrowedFd<'_>, temp_name: &str, name: &str) -> Result
 }
 
 /// Creates a fresh directory in `dir` under a reserved name no walk shows, open to this
-/// process only while it is filled.
-fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<String, CopyError> {
+/// process only while it is filled, and a descriptor of it holding the builder's lock
+/// ([`super::sweep::hold`]): keep it open until the copy is renamed into place or discarded.
+fn make_temp_dir(dir: BorrowedFd<'_>) -> Result<(String, OwnedFd), CopyError> {
     for _ in 0..16 {
         let name = super::mutate::temp_name().map_err(|_| CopyError::Failed)?;
         match crate::sys::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o700)) {
-            Ok(()) => return Ok(name),
+            Ok(()) => {}
             Err(Errno::EXIST) => continue,
             Err(_) => return Err(CopyError::Failed),
         }
+        let fd = open_dir_at(dir, &name).map_err(|_| CopyError::Failed)?;
+        if super::sweep::hold(&fd, dir, &name) {
+            return Ok((name, fd));
+        }
+        // A sweep took it for stale in the instant before the lock, and removes it.
     }
     Err(CopyError::Failed)
 }
 
-/// Removes the unfinished copy `name` in `holder` and everything in it, deepest first and
-/// without recursion. Only ever called on a temp directory this copy made.
+/// Removes the unfinished copy `name` in `holder` and everything in it. Only ever called on a
+/// temp directory this copy made.
 fn discard(holder: BorrowedFd<'_>, name: &str) {
-    // Each frame: a directory, its name in the one above, and its subdirectories not yet
-    // removed. Files and links go as a directory is entered.
-    let enter = |fd: OwnedFd, name: String| -> (OwnedFd, String, Vec<String>) {
-        // A finished subdirectory may already carry a read-only mode.
-        let _ = crate::sys::fs::fchmod(&fd, Mode::from_raw_mode(0o700));
-        let mut subdirs = Vec::new();
-        let names = super::dir::read_all_names(&fd).unwrap_or_default();
-        for child in names.into_iter().flatten() {
-            match lstat_at(&fd, &child).map(|s| file_type(&s)) {
-                Some(FileType::Directory) => subdirs.push(child),
-                _ => {
-                    let _ = crate::sys::fs::unlinkat(&fd, child.as_str(), AtFlags::empty());
-                }
-            }
-        }
-        (fd, name, subdirs)
-    };
-    let Ok(top) = open_dir_at(holder, name) else {
-        return;
-    };
-    let mut frames = vec![enter(top, name.to_owned())];
-    while let Some((fd, _, subdirs)) = frames.last_mut() {
-        if let Some(sub) = subdirs.pop() {
-            if let Ok(child) = open_dir_at(&*fd, &sub) {
-                let frame = enter(child, sub);
-                frames.push(frame);
-            }
-            continue;
-        }
-        let Some((_, name, _)) = frames.pop() else {
-            break;
-        };
-        let above = frames.last().map_or(holder, |(fd, _, _)| fd.as_fd());
-        let _ = crate::sys::fs::unlinkat(above, name.as_str(), AtFlags::REMOVEDIR);
-    }
-    let _ = crate::platform::sync(holder);
+    super::sweep::remove_tree(holder, name, &mut super::sweep::Budget::unbounded());
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ mod copy;
 mod deadline;
 mod dir;
 mod error;
+mod extents;
 mod identity;
 pub mod limits;
 mod location;
@@ -38,6 +39,7 @@ mod relpath;
 mod remember;
 mod resolve;
 mod select;
+mod sweep;
 mod sys;
 mod walk;
 mod watch;
@@ -46,7 +48,7 @@ pub mod workers;
 use crate::sys::fd::OwnedFd;
 use std::path::Path;
 
-pub use copy::{Copied, CopyError, MAX_COPY_BYTES};
+pub use copy::{Copied, CopyError, FREE_SPACE_RESERVE, MAX_COPY_BYTES, free_space_reserve};
 pub use deadline::{
     Call, Progress, check as check_deadline, current as current_call, with_deadline,
 };
@@ -59,6 +61,7 @@ pub use open::ReadFile;
 pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{EXCLUDES_IGNORE_CASE, Glob, Selector, default_excludes, glob_to_regex};
+pub use sweep::{SWEEP_MAX_ENTRIES, SWEEP_MAX_TIME, Swept, WINDOWS_STALE_AFTER};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS,
     MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied, Step, TreeWalk, Unapplied,

@@ -382,6 +382,8 @@ pub(crate) struct SeenEntry {
     pub(crate) kind: FileType,
     pub(crate) identity: Identity,
     pub(crate) mode: u32,
+    /// The bytes a regular file takes on disk (`st_blocks` × 512), which its copy takes too.
+    pub(crate) allocated: u64,
     /// A link's target text, read as the check saw the link.
     pub(crate) target: Option<Vec<u8>>,
 }
@@ -498,6 +500,7 @@ impl Root {
                         kind,
                         identity: Identity::of(&stat),
                         mode: mode_of(&stat),
+                        allocated: crate::extents::allocated(&stat),
                         target,
                         name,
                     });

@@ -83,8 +83,11 @@ pub(crate) fn replace_in(
             crate::platform::sync(&temp).map_err(|_| RootError::WriteFailed)
         })
         .and_then(|()| {
-            // Closed first: Windows renames a file only when no other handle of ours holds it.
-            drop(temp);
+            // Closed first on Windows, which renames a file only when no other handle of ours
+            // holds it; elsewhere kept open, and so locked against a sweep, until renamed.
+            if cfg!(windows) {
+                drop(temp);
+            }
             crate::sys::fs::renameat(dir, &temp_name, dir, name).map_err(|e| match e {
                 Errno::ISDIR | Errno::NOTDIR | Errno::NOTEMPTY | Errno::EXIST => {
                     RootError::NotWritable
@@ -123,7 +126,10 @@ pub(crate) fn temp_name() -> Result<String, RootError> {
     Ok(format!("{TEMP_PREFIX}{suffix}{TEMP_SUFFIX}"))
 }
 
-/// Creates a fresh temp file in `dir` under a reserved name no walk shows.
+/// Creates a fresh temp file in `dir` under a reserved name no walk shows, holding the
+/// builder's lock on it for as long as the descriptor returned is open (so a start-up sweep
+/// of another process leaves it alone: [`super::sweep::hold`]). Keep that descriptor open
+/// until the file is renamed into place or removed.
 pub(crate) fn create_temp(
     dir: impl AsFd + Copy,
     mode: u32,
@@ -136,7 +142,9 @@ pub(crate) fn create_temp(
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             crate::platform::mode(mode & 0o777),
         ) {
-            Ok(fd) => return Ok((name, fd)),
+            Ok(fd) if super::sweep::hold(&fd, dir, &name) => return Ok((name, fd)),
+            // A sweep took it for stale in the instant before the lock, and removes it.
+            Ok(_) => continue,
             Err(Errno::EXIST) => continue,
             Err(e) => return Err(write_refusal(e, RootError::NotWritable)),
         }

@@ -198,6 +198,22 @@ pub(crate) fn sync(fd: impl AsFd) -> Result<(), Errno> {
     crate::sys::fs::fsync(fd)
 }
 
+/// What is free for this process on the filesystem holding `dir`, and that filesystem's size,
+/// in bytes (`fstatvfs`; `NtQueryVolumeInformationFile` on Windows). `None` where the system
+/// does not say, or says the filesystem has no size (some FUSE and pseudo filesystems), so
+/// that nothing is refused on a reading that means nothing.
+pub(crate) fn free_space(dir: impl AsFd) -> Option<(u64, u64)> {
+    let vfs = crate::sys::fs::fstatvfs(dir).ok()?;
+    // `f_frsize` counts the blocks; a system that leaves it 0 counts them in `f_bsize`.
+    let unit = if vfs.f_frsize > 0 {
+        vfs.f_frsize
+    } else {
+        vfs.f_bsize
+    };
+    let total = vfs.f_blocks.saturating_mul(unit);
+    (total > 0).then(|| (vfs.f_bavail.saturating_mul(unit), total))
+}
+
 /// Renames `from` in `from_dir` to `to` in `to_dir` unless `to` exists (`Errno::EXIST`).
 pub(crate) fn rename_no_replace(
     from_dir: impl AsFd,

@@ -4,6 +4,8 @@
 //! component at a time, never following a reparse point. The rest of the crate names
 //! `crate::sys::…` only, so each door is written once per platform, here.
 
+#[cfg(target_os = "linux")]
+pub(crate) use rustix::thread;
 #[cfg(unix)]
 pub(crate) use rustix::{fs, io, process};
 #[cfg(unix)]

@@ -19,7 +19,9 @@ use windows_sys::Wdk::Storage::FileSystem::{
     FileBothDirectoryInformation, FileDispositionInformation, FileDispositionInformationEx,
     FileNamesInformation, FileRenameInformation, FileRenameInformationEx, NtQueryDirectoryFile,
 };
-use windows_sys::Wdk::System::SystemServices::FILE_ATTRIBUTE_TAG_INFORMATION;
+use windows_sys::Wdk::System::SystemServices::{
+    FILE_ATTRIBUTE_TAG_INFORMATION, FILE_FS_FULL_SIZE_INFORMATION,
+};
 use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE, UNICODE_STRING};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, CreateFileW, DELETE, FILE_ACCESS_RIGHTS, FILE_ATTRIBUTE_DIRECTORY,
@@ -181,6 +183,35 @@ pub struct Stat {
     pub st_mtime_nsec: i64,
     pub st_ctime: i64,
     pub st_ctime_nsec: i64,
+}
+
+/// What `fstatvfs` reports of a volume, in the fields of rustix's `StatVfs` the root reads.
+pub struct StatVfs {
+    /// Bytes of one allocation unit.
+    pub f_bsize: u64,
+    /// Bytes of one allocation unit (Windows has one size for both).
+    pub f_frsize: u64,
+    /// Allocation units of the volume.
+    pub f_blocks: u64,
+    /// Allocation units this process may still take (its quota counted).
+    pub f_bavail: u64,
+}
+
+/// The size of the volume holding `fd` and what is free on it for this process
+/// (`FileFsFullSizeInformation`, which needs no access right on the handle).
+pub fn fstatvfs(fd: impl AsFd) -> Result<StatVfs> {
+    let info: FILE_FS_FULL_SIZE_INFORMATION = nt::query_volume(
+        fd,
+        windows_sys::Wdk::Storage::FileSystem::FileFsFullSizeInformation,
+    )?;
+    let units = |n: i64| u64::try_from(n).unwrap_or(0);
+    let unit = u64::from(info.SectorsPerAllocationUnit) * u64::from(info.BytesPerSector);
+    Ok(StatVfs {
+        f_bsize: unit,
+        f_frsize: unit,
+        f_blocks: units(info.TotalAllocationUnits),
+        f_bavail: units(info.CallerAvailableAllocationUnits),
+    })
 }
 
 /// Seconds and nanoseconds since the Unix epoch of a count of 100 ns since 1601.

@@ -26,6 +26,7 @@ impl Errno {
     pub const NOENT: Errno = Errno(2);
     pub const INTR: Errno = Errno(4);
     pub const IO: Errno = Errno(5);
+    pub const NXIO: Errno = Errno(6);
     pub const ACCESS: Errno = Errno(13);
     pub const BUSY: Errno = Errno(16);
     pub const EXIST: Errno = Errno(17);
@@ -78,11 +79,6 @@ impl fmt::Display for Errno {
 
 impl std::error::Error for Errno {}
 
-/// Reads at the handle's position.
-pub fn read(fd: impl AsFd, buf: &mut [u8]) -> Result<usize> {
-    transfer(fd, buf.as_mut_ptr(), buf.len(), None, false)
-}
-
 /// Writes at the handle's position.
 pub fn write(fd: impl AsFd, buf: &[u8]) -> Result<usize> {
     transfer(fd, buf.as_ptr().cast_mut(), buf.len(), None, true)
@@ -91,6 +87,11 @@ pub fn write(fd: impl AsFd, buf: &[u8]) -> Result<usize> {
 /// Reads at `offset`, whatever the handle's position.
 pub fn pread(fd: impl AsFd, buf: &mut [u8], offset: u64) -> Result<usize> {
     transfer(fd, buf.as_mut_ptr(), buf.len(), Some(offset), false)
+}
+
+/// Writes at `offset`, whatever the handle's position.
+pub fn pwrite(fd: impl AsFd, buf: &[u8], offset: u64) -> Result<usize> {
+    transfer(fd, buf.as_ptr().cast_mut(), buf.len(), Some(offset), true)
 }
 
 /// One `ReadFile` or `WriteFile` of at most 1 GiB (the calls take a 32-bit length).

@@ -7,8 +7,8 @@ use std::mem::size_of;
 use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
     FILE_INFORMATION_CLASS, FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
-    NTCREATEFILE_CREATE_DISPOSITION, NTCREATEFILE_CREATE_OPTIONS, NtCreateFile,
-    NtQueryInformationFile, NtSetInformationFile,
+    FS_INFORMATION_CLASS, NTCREATEFILE_CREATE_DISPOSITION, NTCREATEFILE_CREATE_OPTIONS,
+    NtCreateFile, NtQueryInformationFile, NtQueryVolumeInformationFile, NtSetInformationFile,
 };
 use windows_sys::Win32::Foundation::{HANDLE, NTSTATUS, OBJ_CASE_INSENSITIVE, UNICODE_STRING};
 use windows_sys::Win32::Storage::FileSystem::{
@@ -179,6 +179,23 @@ pub(super) fn query<T: Default>(fd: impl AsFd, class: FILE_INFORMATION_CLASS) ->
     // SAFETY: `info` is a writable `T` of the size passed.
     let status = unsafe {
         NtQueryInformationFile(
+            fd.as_fd().raw(),
+            &mut status_block,
+            (&mut info as *mut T).cast::<c_void>(),
+            size_of::<T>() as u32,
+            class,
+        )
+    };
+    check(status).map(|()| info)
+}
+
+/// `NtQueryVolumeInformationFile` into a `T`: what the volume holding `fd` reports.
+pub(super) fn query_volume<T: Default>(fd: impl AsFd, class: FS_INFORMATION_CLASS) -> Result<T> {
+    let mut info = T::default();
+    let mut status_block = IO_STATUS_BLOCK::default();
+    // SAFETY: `info` is a writable `T` of the size passed.
+    let status = unsafe {
+        NtQueryVolumeInformationFile(
             fd.as_fd().raw(),
             &mut status_block,
             (&mut info as *mut T).cast::<c_void>(),
