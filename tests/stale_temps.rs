@@ -158,6 +158,8 @@ fn a_copy_being_built_by_a_live_server_is_left_alone() {
     }
     let newcomer = fs_server_with(&tree, &["--log-level", "info"]);
     let answer = builder.next_message();
+    // The sweep starts two seconds after start-up (SWEEP_DELAY) and logs when it is done.
+    std::thread::sleep(Duration::from_secs(4));
     assert_eq!(
         answer["result"]["content"][0]["text"],
         "Copied directory 'src' to 'dst' (240 files, 62914560 bytes)",
@@ -191,9 +193,10 @@ fn a_read_only_server_sweeps_nothing() {
         .file(STALE[0], "half a write\n");
     let before = snapshot(tree.path());
     let mut server = fs_server_with(&tree, &["--read-only"]);
-    // A call answered shows the server up; the sweep would have started before it.
+    // A call answered shows the server up; a serving server would sweep soon after.
     fs_text(&mut server, "fs_list", json!({"path": "."}));
-    std::thread::sleep(Duration::from_millis(300));
+    // Past the two seconds after which a serving server's sweep would start (SWEEP_DELAY).
+    std::thread::sleep(Duration::from_millis(2_500));
     server.close();
     assert_eq!(snapshot(tree.path()), before);
     assert!(exists(&tree, STALE[0]));

@@ -61,7 +61,7 @@ pub use open::ReadFile;
 pub use platform::Platform;
 pub use relpath::{MAX_PATH_UNITS, PathError, RelPath, compare_utf16};
 pub use select::{EXCLUDES_IGNORE_CASE, Glob, Selector, default_excludes, glob_to_regex};
-pub use sweep::{SWEEP_MAX_ENTRIES, SWEEP_MAX_TIME, Swept, WINDOWS_STALE_AFTER};
+pub use sweep::{SWEEP_DELAY, SWEEP_MAX_ENTRIES, SWEEP_MAX_TIME, Swept, WINDOWS_STALE_AFTER};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS,
     MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied, Step, TreeWalk, Unapplied,
