@@ -144,33 +144,17 @@ fn next_extent(
 
 /// `lseek(SEEK_DATA)`: the first data byte at or after `at`.
 fn seek_data(file: BorrowedFd<'_>, at: u64) -> Result<u64, Errno> {
-    #[cfg(any(
-        target_os = "linux",
-        target_os = "android",
-        target_vendor = "apple",
-        target_os = "freebsd",
-        target_os = "dragonfly",
-        target_os = "illumos",
-        target_os = "solaris"
-    ))]
-    return rustix::fs::seek(file, rustix::fs::SeekFrom::Data(at));
-    #[cfg(not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_vendor = "apple",
-        target_os = "freebsd",
-        target_os = "dragonfly",
-        target_os = "illumos",
-        target_os = "solaris"
-    )))]
-    {
-        let _ = (file, at);
-        Err(Errno::INVAL)
-    }
+    seek_extent(file, at, true)
 }
 
 /// `lseek(SEEK_HOLE)`: the first byte of a hole at or after `at` (the file's end if none).
 fn seek_hole(file: BorrowedFd<'_>, at: u64) -> Result<u64, Errno> {
+    seek_extent(file, at, false)
+}
+
+/// `lseek` with `SEEK_DATA` (`data`) or `SEEK_HOLE` from `at`; `EINVAL` where the system has
+/// neither.
+fn seek_extent(file: BorrowedFd<'_>, at: u64, data: bool) -> Result<u64, Errno> {
     #[cfg(any(
         target_os = "linux",
         target_os = "android",
@@ -180,7 +164,14 @@ fn seek_hole(file: BorrowedFd<'_>, at: u64) -> Result<u64, Errno> {
         target_os = "illumos",
         target_os = "solaris"
     ))]
-    return rustix::fs::seek(file, rustix::fs::SeekFrom::Hole(at));
+    return rustix::fs::seek(
+        file,
+        if data {
+            rustix::fs::SeekFrom::Data(at)
+        } else {
+            rustix::fs::SeekFrom::Hole(at)
+        },
+    );
     #[cfg(not(any(
         target_os = "linux",
         target_os = "android",
@@ -191,7 +182,7 @@ fn seek_hole(file: BorrowedFd<'_>, at: u64) -> Result<u64, Errno> {
         target_os = "solaris"
     )))]
     {
-        let _ = (file, at);
+        let _ = (file, at, data);
         Err(Errno::INVAL)
     }
 }

@@ -174,35 +174,32 @@ fn nt_create(
 
 /// `NtQueryInformationFile` into a `T`.
 pub(super) fn query<T: Default>(fd: impl AsFd, class: FILE_INFORMATION_CLASS) -> Result<T> {
-    let mut info = T::default();
-    let mut status_block = IO_STATUS_BLOCK::default();
-    // SAFETY: `info` is a writable `T` of the size passed.
-    let status = unsafe {
-        NtQueryInformationFile(
-            fd.as_fd().raw(),
-            &mut status_block,
-            (&mut info as *mut T).cast::<c_void>(),
-            size_of::<T>() as u32,
-            class,
-        )
-    };
-    check(status).map(|()| info)
+    // SAFETY: the buffer is a writable `T` of the size passed (`query_into`).
+    query_into(|status_block, info, len| unsafe {
+        NtQueryInformationFile(fd.as_fd().raw(), status_block, info, len, class)
+    })
 }
 
 /// `NtQueryVolumeInformationFile` into a `T`: what the volume holding `fd` reports.
 pub(super) fn query_volume<T: Default>(fd: impl AsFd, class: FS_INFORMATION_CLASS) -> Result<T> {
+    // SAFETY: the buffer is a writable `T` of the size passed (`query_into`).
+    query_into(|status_block, info, len| unsafe {
+        NtQueryVolumeInformationFile(fd.as_fd().raw(), status_block, info, len, class)
+    })
+}
+
+/// A `T` filled by `call`, which is handed a status block, a writable `T` as bytes and its
+/// size.
+fn query_into<T: Default>(
+    call: impl FnOnce(&mut IO_STATUS_BLOCK, *mut c_void, u32) -> NTSTATUS,
+) -> Result<T> {
     let mut info = T::default();
     let mut status_block = IO_STATUS_BLOCK::default();
-    // SAFETY: `info` is a writable `T` of the size passed.
-    let status = unsafe {
-        NtQueryVolumeInformationFile(
-            fd.as_fd().raw(),
-            &mut status_block,
-            (&mut info as *mut T).cast::<c_void>(),
-            size_of::<T>() as u32,
-            class,
-        )
-    };
+    let status = call(
+        &mut status_block,
+        (&mut info as *mut T).cast::<c_void>(),
+        size_of::<T>() as u32,
+    );
     check(status).map(|()| info)
 }
 
