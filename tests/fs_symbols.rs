@@ -10,7 +10,6 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use regex::Regex;
 use serde_json::{Value, json};
@@ -473,7 +472,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// What ripgrep finds as definitions of `name`: `path:line` of each line matching the
 /// language's definition pattern, which `pattern` builds for a name.
 fn ripgrep_definitions(root: &Path, glob: &str, pattern: &str) -> BTreeSet<String> {
-    let out = Command::new("rg")
+    let out = support::ripgrep::rg()
         .args([
             "-n",
             "--no-heading",

