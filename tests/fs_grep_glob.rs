@@ -220,7 +220,12 @@ fn glob_dialect() {
         ("todo", "No matches for 'todo' under '.'"),
         // Directories are not listed.
         ("archive", "No matches for 'archive' under '.'"),
-        ("notes/archive", "No matches for 'notes/archive' under '.'"),
+        (
+            "notes/archive",
+            "No matches for 'notes/archive' under '.'\n\n[the glob 'notes/archive' holds a '/', \
+             so it is matched against each path from the root, as rg -g reads it; write \
+             '**/notes/archive' to match at any depth]",
+        ),
     ] {
         assert_eq!(
             glob(&mut server, json!({"pattern": pattern})),
@@ -231,7 +236,7 @@ fn glob_dialect() {
 }
 
 #[test]
-fn glob_below_a_directory_matches_paths_relative_to_it() {
+fn glob_below_a_directory_matches_paths_from_the_root() {
     let tree = reference_tree();
     let mut server = fs_server(&tree);
     says_each(
@@ -239,17 +244,21 @@ fn glob_below_a_directory_matches_paths_relative_to_it() {
         "fs_glob",
         &[
             (
-                json!({"pattern": "archive/*", "path": "notes"}),
+                json!({"pattern": "notes/archive/*", "path": "notes"}),
                 "notes/archive/2023.txt",
+            ),
+            (
+                json!({"pattern": "archive/*", "path": "notes"}),
+                "No matches for 'archive/*' under 'notes'\n\n[the glob 'archive/*' holds a '/', \
+                 so it is matched against each path from the root, as rg -g reads it; write \
+                 'notes/archive/*' to match below 'notes', or '**/archive/*' to match at any \
+                 depth]",
             ),
             (
                 json!({"pattern": "*.raku", "path": "src"}),
                 "src/app.raku\nsrc/lib/db.raku",
             ),
-            (
-                json!({"pattern": "src/*", "path": "src"}),
-                "No matches for 'src/*' under 'src'",
-            ),
+            (json!({"pattern": "src/*", "path": "src"}), "src/app.raku"),
             (
                 json!({"pattern": "*.md", "path": "notes/"}),
                 "notes/ideas.md\nnotes/todo.md",
@@ -458,6 +467,39 @@ fn grep_filters_by_file_name_at_any_depth() {
             (
                 json!({"pattern": "TODO", "glob": "*.md"}),
                 "No matches for 'TODO' under '.'",
+            ),
+        ],
+    );
+}
+
+/// A glob with a `/` is read from the root whatever `path` is, as `rg -l TODO src -g
+/// 'src/lib/*.raku'` run at the root reads it; a no-match answer says how it was read.
+#[test]
+fn grep_reads_a_path_glob_from_the_root() {
+    let tree = reference_tree();
+    let mut server = fs_server(&tree);
+    says_each(
+        &mut server,
+        "fs_grep",
+        &[
+            (
+                json!({"pattern": "TODO", "path": "src", "glob": "src/lib/*.raku"}),
+                "src/lib/db.raku:203:# TODO: index this",
+            ),
+            (
+                json!({"pattern": "TODO", "path": "src", "glob": "src/*.raku"}),
+                "src/app.raku:14:# TODO: retries",
+            ),
+            (
+                json!({"pattern": "TODO", "path": "src", "glob": "lib/*.raku"}),
+                "No matches for 'TODO' under 'src'\n\n[the glob 'lib/*.raku' holds a '/', so it \
+                 is matched against each path from the root, as rg -g reads it; write \
+                 'src/lib/*.raku' to match below 'src', or '**/lib/*.raku' to match at any \
+                 depth]",
+            ),
+            (
+                json!({"pattern": "TODO", "path": "src", "glob": "!lib"}),
+                "src/app.raku:14:# TODO: retries",
             ),
         ],
     );

@@ -1,8 +1,9 @@
 //! `fs_glob`, and `fs_grep`'s `glob` filter, against ripgrep: for every pattern of a table, on a
 //! generated tree (nested `mod.rs` files, hidden files and directories, deep directories,
 //! brackets and braces in names, non-ASCII and NFD names, names without an extension), the
-//! files listed are exactly those `rg --files --no-ignore --hidden -g PATTERN` lists from the
-//! same directory. Skipped, saying so, where `rg` is not installed (`.ci/run` installs it).
+//! files listed are exactly those `rg --files --no-ignore --hidden -g PATTERN DIR` lists run at
+//! the root, for the root and three subdirectories as `path`: a glob is read from the root
+//! whatever `path` is. Skipped, saying so, where `rg` is not installed (`.ci/run` installs it).
 
 // Tests build their roots with std::fs on purpose: they are the world outside the server.
 #![allow(clippy::disallowed_methods)]
@@ -129,18 +130,29 @@ const PATTERNS: &[&str] = &[
     "!d1",
     "x*y",
     "**/a/**/mod.rs",
+    "a/**/mod.rs",
+    "src/a/*.rs",
+    "src/a/**",
+    "d1/*.rs",
+    "api/*.md",
+    "docs/api/*",
+    "/docs/*.md",
+    "!src/d1/**",
+    "!a",
+    "!src",
 ];
 
 /// Directories (below the root) that a second round searches from, as `path`.
 const SCOPES: &[&str] = &["src", "src/a", "docs"];
 
-/// The files `rg --files` lists under `dir` for `pattern`, relative to the root.
+/// The files `rg --files -g PATTERN DIR`, run at the root, lists for `pattern` (paths from
+/// the root, the glob read from the root whatever `dir` is).
 fn ripgrep(root: &Path, dir: &str, pattern: &str) -> BTreeSet<String> {
-    rg_paths(
-        root,
-        dir,
-        &["--files", "--no-ignore", "--hidden", "-g", pattern],
-    )
+    let mut args = vec!["--files", "--no-ignore", "--hidden", "-g", pattern];
+    if dir != "." {
+        args.push(dir);
+    }
+    rg_paths(root, ".", &args)
 }
 
 /// The files `fs_glob` lists under `dir` for `pattern`.

@@ -1,15 +1,18 @@
 //! The `fs` tools' glob: the pattern language of `glob` and of `grep`'s `glob` filter.
 //!
-//! A pattern means what it means to `rg --files -g PATTERN` run in the search directory, so
+//! A pattern means what it means to `rg --files -g PATTERN DIR` run at the root, so
 //! an agent's habits carry over unchanged: `**` as a whole segment spans zero or more
 //! directories, `{a,b}` picks alternatives, `[...]` is a class, `*` and `?` stay inside one
 //! segment (`?` is one byte, as in ripgrep), a pattern without `/` matches a name at any
-//! depth, one with `/` the path below the search directory (a leading `/` only anchors), and a
-//! leading `!` keeps what does not match. The gitignore-style parsing is the `ignore` crate's
+//! depth, one with `/` the path from the root (a leading `/` only anchors) whatever directory
+//! the call searches, as `rg -g` run at the root reads it, and a leading `!` keeps what does
+//! not match. The gitignore-style parsing is the `ignore` crate's
 //! override matcher, the very one ripgrep's `-g` uses; the one departure is a leading `#`,
 //! which ripgrep reads as a comment (matching everything) and which is literal here.
 
 use ignore::overrides::{Override, OverrideBuilder};
+
+use crate::root::RelPath;
 
 use super::FsError;
 
@@ -23,6 +26,8 @@ pub(super) struct FileGlob {
     matcher: Override,
     /// A `!` pattern also hides everything below a matching directory, as ripgrep prunes it.
     negated: bool,
+    /// The pattern as given, quoted by [`FileGlob::how_read`].
+    pattern: String,
 }
 
 impl FileGlob {
@@ -56,18 +61,57 @@ impl FileGlob {
         Ok(FileGlob {
             matcher,
             negated: line.starts_with('!'),
+            pattern: pattern.to_owned(),
         })
     }
 
-    /// Whether the file at `relative` (its path below the search directory) is kept.
-    pub(super) fn keeps(&self, relative: &str) -> bool {
-        if self.matcher.matched(relative, false).is_ignore() {
+    /// Whether the file at `path` (from the root), found by a call searching `scope`, is kept.
+    /// A `!` pattern prunes the directories below `scope` it matches, never `scope` or what
+    /// holds it: ripgrep judges what it walks into, not the path it was given.
+    pub(super) fn keeps(&self, path: &str, scope: &RelPath) -> bool {
+        if self.matcher.matched(path, false).is_ignore() {
             return false;
         }
+        let below = if scope.is_root() {
+            0
+        } else {
+            scope.as_str().len()
+        };
         !self.negated
-            || !relative
+            || !path
                 .match_indices('/')
-                .any(|(at, _)| self.matcher.matched(&relative[..at], true).is_ignore())
+                .filter(|(at, _)| *at > below)
+                .any(|(at, _)| self.matcher.matched(&path[..at], true).is_ignore())
+    }
+
+    /// What closes a no-match answer for a pattern naming a path (a `/` before its last
+    /// character): that it was matched from the root, and the spellings that reach below
+    /// `scope` or any depth. `None` for a name pattern or a `!` one, which no reading explains.
+    pub(super) fn how_read(&self, scope: &RelPath) -> Option<String> {
+        let pattern = self.pattern.as_str();
+        if self.negated || !pattern.trim_end_matches('/').contains('/') {
+            return None;
+        }
+        let unanchored = pattern.trim_start_matches('/');
+        let mut ways = Vec::new();
+        let below = format!("{}/", scope.as_str());
+        if !scope.is_root() && !unanchored.starts_with(&below) && !unanchored.starts_with("**") {
+            ways.push(format!(
+                "'{below}{unanchored}' to match below '{}'",
+                scope.as_str()
+            ));
+        }
+        if !unanchored.starts_with("**/") {
+            ways.push(format!("'**/{unanchored}' to match at any depth"));
+        }
+        let write = match ways.is_empty() {
+            true => String::new(),
+            false => format!("; write {}", ways.join(", or ")),
+        };
+        Some(format!(
+            "\n\n[the glob '{pattern}' holds a '/', so it is matched against each path from the \
+             root, as rg -g reads it{write}]"
+        ))
     }
 }
 
@@ -86,7 +130,45 @@ mod tests {
     fn keeps(pattern: &str, path: &str) -> bool {
         FileGlob::new(pattern, "pattern")
             .expect("compiles")
-            .keeps(path)
+            .keeps(path, &RelPath::root())
+    }
+
+    #[test]
+    fn a_negated_pattern_prunes_below_the_scope_only() {
+        let glob = FileGlob::new("!src", "glob").expect("compiles");
+        let src = RelPath::parse("src").expect("a path");
+        assert!(glob.keeps("src/a/y.rs", &src));
+        assert!(!glob.keeps("src/a/y.rs", &RelPath::root()));
+        let glob = FileGlob::new("!a", "glob").expect("compiles");
+        assert!(!glob.keeps("src/a/y.rs", &src));
+        assert!(glob.keeps("src/z.rs", &src));
+    }
+
+    #[test]
+    fn a_path_pattern_says_how_it_was_read() {
+        let src = RelPath::parse("src").expect("a path");
+        let how = |pattern: &str, scope: &RelPath| {
+            FileGlob::new(pattern, "glob")
+                .expect("compiles")
+                .how_read(scope)
+        };
+        assert_eq!(how("*.rs", &src), None);
+        assert_eq!(how("src/", &src), None);
+        assert_eq!(how("!fs/*.rs", &src), None);
+        let told = how("fs/*.rs", &src).expect("a path pattern is explained");
+        assert!(
+            told.contains("'src/fs/*.rs' to match below 'src'"),
+            "{told}"
+        );
+        assert!(
+            told.contains("'**/fs/*.rs' to match at any depth"),
+            "{told}"
+        );
+        let told = how("/fs/*.rs", &RelPath::root()).expect("explained");
+        assert!(!told.contains("below"), "{told}");
+        assert!(told.contains("'**/fs/*.rs'"), "{told}");
+        let told = how("**/fs/*.rs", &src).expect("explained");
+        assert!(!told.contains("write"), "{told}");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::answer::{
 };
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
-use super::locate::{ScopeKind, relative_to};
+use super::locate::ScopeKind;
 use super::shown::shown_path;
 use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::measure::escaped_len;
@@ -30,7 +30,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Finder,
         "glob",
         "Find files by name",
-        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path below path. Matches names only: use grep to search contents.",
+        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path from the root (as rg -g run at the root), whatever path is. Matches names only: use grep to search contents.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
@@ -56,8 +56,8 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
 
 impl Fs {
     /// The served files below the directory `path` that `pattern` keeps (read as `rg -g` reads
-    /// it: a pattern without `/` matches names at any depth, one with `/` the path below
-    /// `path`), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
+    /// it at the root: a pattern without `/` matches names at any depth, one with `/` the path
+    /// from the root), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
     pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, FsError> {
         let glob = FileGlob::new(pattern, "pattern")?;
         let scope = self.search_scope(&FsPath::parse(path)?, ScopeKind::Directory)?;
@@ -88,7 +88,7 @@ impl Fs {
                 }
             };
             last = Some(file.path.clone());
-            if !glob.keeps(relative_to(&scope, &file.path)) {
+            if !glob.keeps(&file.path, &scope) {
                 continue;
             }
             let shown = shown_path(&file.path, false);
@@ -110,6 +110,7 @@ impl Fs {
         }
         if text.is_empty() {
             text = no_matches(pattern, path);
+            text.extend(glob.how_read(&scope));
         }
         text.extend(stopped);
         text.extend(too_deep_notice(&too_deep, limits.max_depth));

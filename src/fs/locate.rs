@@ -242,19 +242,6 @@ pub(super) enum ScopeKind {
     DirectoryOrFile,
 }
 
-/// `path` relative to the directory `scope` that contains it.
-/// `path`, a file at or below `scope`, relative to `scope`; a scope that is the file itself
-/// leaves its name.
-pub(super) fn relative_to<'a>(scope: &RelPath, path: &'a str) -> &'a str {
-    if scope.is_root() {
-        path
-    } else if path == scope.as_str() {
-        path.rsplit('/').next().unwrap_or(path)
-    } else {
-        path.get(scope.as_str().len() + 1..).unwrap_or(path)
-    }
-}
-
 /// The input schema of a tool that carries one location to another (`move`, `copy`).
 pub(super) fn transfer_schema() -> serde_json::Value {
     crate::tools::object_schema(
@@ -274,16 +261,4 @@ pub(super) fn transfer_arguments(
     let from = FsPath::parse(super::str_arg(arguments, "from"))?;
     let to = FsPath::parse(super::str_arg(arguments, "to"))?;
     Ok((from, to, expected))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_paths() {
-        assert_eq!(relative_to(&RelPath::root(), "a/b.md"), "a/b.md");
-        let notes = RelPath::parse("notes").unwrap();
-        assert_eq!(relative_to(&notes, "notes/a/b.md"), "a/b.md");
-    }
 }

@@ -47,7 +47,7 @@ use super::answer::{
 };
 use super::file_glob::FileGlob;
 use super::locate::FsPath;
-use super::locate::{ScopeKind, relative_to};
+use super::locate::ScopeKind;
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError};
 use crate::measure::escaped_len;
@@ -73,7 +73,7 @@ pub struct GrepQuery<'a> {
     pub regex: bool,
     /// Whether letters match without regard to case (literal and regex alike).
     pub case_insensitive: bool,
-    /// A filter in the glob tool's dialect, matched against each file's path below `path`.
+    /// A filter in the glob tool's dialect, matched against each file's path from the root.
     pub glob: Option<&'a str>,
     /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
     pub context: usize,
@@ -130,7 +130,7 @@ impl Fs {
         let named = |entry: &FileEntry| {
             names
                 .as_ref()
-                .is_none_or(|glob| glob.keeps(relative_to(&scope, &entry.path)))
+                .is_none_or(|glob| glob.keeps(&entry.path, &scope))
         };
         let mut ahead = Ahead::new(self.root().in_order(&scope));
         let mut index = 0usize;
@@ -208,7 +208,10 @@ impl Fs {
         }
         let mut text = answer.lines.text;
         match answer.lines.stop {
-            _ if text.is_empty() => text = no_matches(query.pattern, query.path),
+            _ if text.is_empty() => {
+                text = no_matches(query.pattern, query.path);
+                text.extend(names.as_ref().and_then(|glob| glob.how_read(&scope)));
+            }
             None => {}
             Some(Stop::MaxResults(n)) => {
                 let counted = match query.output {
