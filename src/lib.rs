@@ -70,9 +70,7 @@ pub use tools::{Registry, violations, wait_for_running_calls};
 /// definitions and references.
 pub mod code_map {
     pub use crate::fs::map::tags::{extract, grammar, language_of};
-    pub use crate::fs::map::{
-        Definition, FileTags, Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES,
-    };
+    pub use crate::fs::map::{Definition, FileTags, Language, MARKERS, MAX_SOURCE_BYTES};
 }
 pub use config::{ConfigError, Limits, ProtocolMode, RootConfig, ServeConfig, ToolSelection};
 pub use root::{RelPath, Selector, default_excludes, glob_to_regex};

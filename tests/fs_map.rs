@@ -28,9 +28,9 @@ class Dispatcher:
 
 /// Five files in four languages: three lean on `core/hub.py`, one of them also on
 /// `lib/util.go`; nothing refers to the other three, which therefore tie and sort by path.
-/// Around them, copies of those names the map must not see (under `node_modules`, which the
-/// root itself excludes, and `build`, `vendor`, a virtualenv and a dot-directory, which the
-/// map skips), a text file and a file that is not UTF-8.
+/// Around them, copies of those names the map must not see (under `node_modules` and `.tox`,
+/// which the root itself excludes, and a tagged cache and a virtualenv, which the map passes
+/// over and names), a text file and a file that is not UTF-8.
 fn polyglot() -> Tree {
     Tree::new()
         .file("core/hub.py", HUB)
@@ -54,14 +54,20 @@ fn polyglot() -> Tree {
             "node_modules/dep/index.py",
             "def frobnicate(v):\n    pass\n",
         )
-        .file("build/gen.py", "def generated():\n    frobnicate(1)\n")
-        .file("vendor/dep/util.go", "package dep\n\nfunc helper(x int) int {\n\treturn x\n}\n")
+        .file("target/CACHEDIR.TAG", CACHEDIR_TAG)
+        .file("target/gen.py", "def generated():\n    frobnicate(1)\n")
+        .file("target/dep/util.go", "package dep\n\nfunc helper(x int) int {\n\treturn x\n}\n")
         .file("env/pyvenv.cfg", "home = /usr/bin\n")
         .file("env/lib/site.py", "def frobnicate(v):\n    pass\n")
-        .file(".tools/x.py", "def hidden():\n    frobnicate(1)\n")
+        .file(".tox/x.py", "def hidden():\n    frobnicate(1)\n")
         .file("notes.txt", "not code\n")
         .file("blob.py", b"def \xff\xfe(x):\n".as_slice())
 }
+
+/// A cache directory's tag (the Cache Directory Tagging convention), as Cargo writes it.
+const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55
+# This file is a cache directory tag created by cargo.
+";
 
 const POLYGLOT_MAP: &str = "core/hub.py:
    4: def frobnicate(value):
@@ -81,7 +87,7 @@ native/worker.rs:
 web/view.ts:
    1: export function render(x: number): number {
 
-[mapped 5 files (2 skipped: unsupported/binary/too-large), 7 definitions; ranked by references]";
+[mapped 5 files (2 skipped: unsupported/binary/too-large), 7 definitions; ranked by references; passed over 2 directories their marker files name as caches or virtualenvs: 'env' (pyvenv.cfg), 'target' (CACHEDIR.TAG); give one as path to include it]";
 
 fn map(server: &mut Server, args: Value) -> String {
     fs_text(server, "fs_map", args)
@@ -475,10 +481,10 @@ fn a_path_maps_only_what_is_below_it() {
         files_of(&map(&mut server, json!({"path": "core/hub.py"}))),
         ["core/hub.py"]
     );
-    // A directory the map skips is mapped when named explicitly.
+    // A directory the map passes over is mapped when named explicitly.
     assert_eq!(
-        files_of(&map(&mut server, json!({"path": "build"}))),
-        ["build/gen.py"]
+        files_of(&map(&mut server, json!({"path": "target"}))),
+        ["target/dep/util.go", "target/gen.py"]
     );
 }
 
@@ -622,8 +628,8 @@ fn a_remembered_walk_still_sees_what_changes_outside() {
         "lib/extra.go",
         "package util\n\nfunc extra() int {\n\treturn helper(1)\n}\n",
     );
-    tree.put("build/more.py", "def more():\n    frobnicate(1)\n");
-    tree.put(".tools/y.py", "def hidden_too():\n    pass\n");
+    tree.put("target/more.py", "def more():\n    frobnicate(1)\n");
+    tree.put("env/lib/y.py", "def hidden_too():\n    pass\n");
     let text = map(&mut server, json!({}));
     assert!(files_of(&text).contains(&"lib/extra.go"), "{text}");
     assert!(
@@ -632,6 +638,94 @@ fn a_remembered_walk_still_sees_what_changes_outside() {
     );
     std::fs::remove_file(tree.path().join("lib/extra.go")).unwrap();
     assert_eq!(map(&mut server, json!({})), POLYGLOT_MAP);
+    // Without its marker, a directory is mapped again.
+    std::fs::remove_file(tree.path().join("target/CACHEDIR.TAG")).unwrap();
+    let text = map(&mut server, json!({}));
+    assert!(files_of(&text).contains(&"target/more.py"), "{text}");
+    assert!(!text.contains("'target' (CACHEDIR.TAG)"), "{text}");
+}
+
+/// Only the selector, `.gitignore` (when respected) and marker files keep the map and the
+/// lookup out of a directory: `build`, `dist`, `vendor`, a standard library's `venv` package
+/// (no `pyvenv.cfg`), dot-directories and a tag without the signature are ordinary source.
+#[test]
+fn directories_are_passed_over_only_by_marker_files() {
+    let tree = Tree::new()
+        .file(
+            "pkg/build/graph.py",
+            "def build_graph(nodes):\n    return nodes\n",
+        )
+        .file(
+            "pkg/main.py",
+            "from pkg.build.graph import build_graph\n\nbuild_graph([])\n",
+        )
+        .file("lib/venv/__init__.py", "class EnvBuilder:\n    pass\n")
+        .file(
+            "compiler/build/rustc.rs",
+            "pub fn rustc_path() -> u8 {\n    0\n}\n",
+        )
+        .file(
+            "vendor/dep/util.go",
+            "package dep\n\nfunc Helper() int {\n\treturn 1\n}\n",
+        )
+        .file("dist/bundle.js", "function bundled() {\n  return 1;\n}\n")
+        .file(
+            ".github/scripts/check.py",
+            "def check_release():\n    pass\n",
+        )
+        .file("fake/CACHEDIR.TAG", "not a tag\n")
+        .file("fake/kept.py", "def kept_anyway():\n    pass\n")
+        .file("real/CACHEDIR.TAG", CACHEDIR_TAG)
+        .file("real/cached.py", "def cached():\n    pass\n");
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({}));
+    assert!(text.contains("[mapped 8 files (1 skipped"), "{text}");
+    let mut files = files_of(&text);
+    files.sort_unstable();
+    assert_eq!(
+        files,
+        [
+            ".github/scripts/check.py",
+            "compiler/build/rustc.rs",
+            "dist/bundle.js",
+            "fake/kept.py",
+            "lib/venv/__init__.py",
+            "pkg/build/graph.py",
+            "vendor/dep/util.go"
+        ],
+        "{text}"
+    );
+    assert!(
+        summary_of(&text).contains(
+            "passed over 1 directory its marker file names as a cache or virtualenv: 'real' \
+             (CACHEDIR.TAG); give 'real' as path to include it"
+        ),
+        "{text}"
+    );
+    for (name, file) in [
+        ("build_graph", "pkg/build/graph.py:1:"),
+        ("EnvBuilder", "lib/venv/__init__.py:1:"),
+        ("rustc_path", "compiler/build/rustc.rs:1:"),
+        ("check_release", ".github/scripts/check.py:1:"),
+    ] {
+        let found = fs_text(&mut server, "fs_symbols", json!({"name": name}));
+        assert!(found.contains(file), "{name}: {found}");
+    }
+    let found = fs_text(&mut server, "fs_symbols", json!({"name": "cached"}));
+    assert!(
+        found.contains("No definition") || found.starts_with("No "),
+        "{found}"
+    );
+    assert!(
+        found.contains("give 'real' as path to include it"),
+        "{found}"
+    );
+    let found = fs_text(
+        &mut server,
+        "fs_symbols",
+        json!({"name": "cached", "path": "real"}),
+    );
+    assert!(found.starts_with("1 definition of 'cached':"), "{found}");
 }
 
 #[test]

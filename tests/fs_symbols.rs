@@ -89,9 +89,9 @@ fn sample() -> Tree {
             "web/dog.ts",
             "export class Dog {\n  bark(): string {\n    return 'woof';\n  }\n}\n",
         )
-        // What the map never reads: a skipped directory, a dot-directory, text, not UTF-8.
-        .file("build/gen.py", "def bark():\n    pass\n")
-        .file(".cache/x.py", "def bark():\n    pass\n")
+        // What the map never reads: excluded directories, text, not UTF-8.
+        .file("node_modules/gen.py", "def bark():\n    pass\n")
+        .file(".tox/x.py", "def bark():\n    pass\n")
         .file("notes.txt", "def bark(): the word in text\n")
         .file("latin.py", b"def bark():\n    return '\xe9'\n".as_slice())
 }

@@ -6,10 +6,19 @@
 
 use std::path::Path;
 
-use fsmcp::code_map::{Language, MAX_SOURCE_BYTES, SKIPPED_DIRECTORIES, language_of};
+use fsmcp::Selector;
+use fsmcp::code_map::{Language, MARKERS, MAX_SOURCE_BYTES, language_of};
 
-/// Source files below `dir` as the map would read them, with their paths relative to `top`.
+/// Source files below `dir` as the map would read them on a root with the default selector,
+/// with their paths relative to `top`.
 pub fn sources(top: &Path, dir: &Path, into: &mut Vec<(String, Language, Vec<u8>)>) {
+    let selector = Selector::new(&["**".to_owned()], &[], true);
+    walk(&selector, top, dir, into);
+}
+
+/// [`sources`] below `dir`, judging each path by `selector` and each directory by the map's
+/// markers.
+fn walk(selector: &Selector, top: &Path, dir: &Path, into: &mut Vec<(String, Language, Vec<u8>)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -22,12 +31,17 @@ pub fn sources(top: &Path, dir: &Path, into: &mut Vec<(String, Language, Vec<u8>
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let path = entry.path();
+        let relative = path.strip_prefix(top).unwrap_or(&path).to_string_lossy();
+        if selector.excludes(&relative) {
+            continue;
+        }
         if kind.is_dir() {
-            if !name.starts_with('.')
-                && !SKIPPED_DIRECTORIES.contains(&name.as_ref())
-                && !path.join("pyvenv.cfg").exists()
-            {
-                sources(top, &path, into);
+            let marked = MARKERS.iter().any(|marker| {
+                std::fs::read(path.join(marker.name))
+                    .is_ok_and(|bytes| bytes.starts_with(marker.starts_with))
+            });
+            if !marked {
+                walk(selector, top, &path, into);
             }
         } else if kind.is_file()
             && let Some(language) = language_of(&name)
@@ -36,8 +50,7 @@ pub fn sources(top: &Path, dir: &Path, into: &mut Vec<(String, Language, Vec<u8>
             && std::str::from_utf8(&bytes).is_ok()
             && !bytes.contains(&0)
         {
-            let relative = path.strip_prefix(top).unwrap_or(&path);
-            into.push((relative.to_string_lossy().into_owned(), language, bytes));
+            into.push((relative.into_owned(), language, bytes));
         }
     }
 }

@@ -81,7 +81,7 @@ impl Fs {
                     not_applied.push(rules);
                     continue;
                 }
-                Ok(Step::Directory(_)) => continue,
+                Ok(Step::Directory(_) | Step::Marked(_)) => continue,
                 Err(error) => {
                     stopped = Some(walk_stopped(error, last.as_deref(), limits, Some(NARROW))?);
                     break;

@@ -25,7 +25,7 @@ use super::grep::MAX_RESULTS;
 use super::locate::{FsPath, ScopeKind};
 use super::map::MAX_WALK_FILES;
 use super::map::lookup::{FoundFile, Lookup, Wanted};
-use super::map::render::not_built_in_note;
+use super::map::render::{marked_clause, not_built_in_note};
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema, positive_safe_integer};
@@ -108,6 +108,9 @@ impl Fs {
         }
         text.extend(too_deep_notice(&lookup.too_deep, limits.max_depth));
         text.extend(rules_notice(&lookup.not_applied));
+        if let Some(marked) = marked_clause(&lookup.marked) {
+            text.push_str(&format!("\n\n[{marked}]"));
+        }
         if let Some(note) = not_built_in_note(&lookup.not_built_in) {
             text.push_str(&format!("\n\n[{note}]"));
         }

@@ -64,7 +64,7 @@ pub use select::{EXCLUDES_IGNORE_CASE, Glob, Selector, default_excludes, glob_to
 pub use sweep::{SWEEP_DELAY, SWEEP_MAX_ENTRIES, SWEEP_MAX_TIME, Swept, WINDOWS_STALE_AFTER};
 pub use walk::{
     EntryKind, FileEntry, InOrder, ListEntry, Listed, MAX_COSTLY_IN_FORCE, MAX_FILE_PATTERNS,
-    MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, NotApplied, Step, TreeWalk, Unapplied,
+    MAX_IGNORE_BYTES, MAX_PATTERNS_IN_FORCE, Marked, Marker, NotApplied, Step, TreeWalk, Unapplied,
     compare_tree_order,
 };
 

@@ -42,6 +42,27 @@ pub struct TreeWalk {
     pub directories: Arc<Vec<String>>,
     /// The directories not entered because they lie deeper than `--max-depth`.
     pub too_deep: Arc<Vec<String>>,
+    /// The directories not entered because a marker file says what they hold.
+    pub marked: Arc<Vec<Marked>>,
+}
+
+/// A file whose presence in a directory says the directory holds no one's source (a cache, a
+/// virtualenv), so a walk that names it passes the directory over ([`Root::in_order_pruned`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    /// The file's name.
+    pub name: &'static str,
+    /// The bytes the file must begin with (empty: any content).
+    pub starts_with: &'static [u8],
+}
+
+/// A directory a walk passed over for the marker file it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marked {
+    /// The directory, relative to the root.
+    pub path: String,
+    /// The name of the marker file found in it.
+    pub marker: &'static str,
 }
 
 /// One served regular file found by a walk.

@@ -72,6 +72,8 @@ pub struct Lookup {
     pub too_deep: Vec<String>,
     /// The ignore files the walk did not apply.
     pub not_applied: Vec<NotApplied>,
+    /// Directories passed over for a marker file, in tree order.
+    pub marked: Vec<crate::root::Marked>,
     /// Files in a language this build leaves out, by language.
     pub not_built_in: Vec<(Language, usize)>,
 }
@@ -92,6 +94,7 @@ impl Fs {
             stopped: walked.stopped,
             too_deep: walked.too_deep,
             not_applied: walked.not_applied,
+            marked: walked.marked,
             ..Lookup::default()
         };
         let mut cache = self.map_cache();

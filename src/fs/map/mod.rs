@@ -2,11 +2,13 @@
 //! the definition lines that matter in each (the ranking and layout are described below).
 //!
 //! [`Fs::map`] resolves `path` like `grep` does (a directory, or one served file), walks it
-//! in tree order with [`Root::in_order`] (the root's selector applies, links and excluded names
-//! are never looked at) and additionally never walks on into [`SKIPPED_DIRECTORIES`], any
-//! directory whose name starts with `.`, or a Python virtualenv (a directory holding
-//! `pyvenv.cfg`) below `path`. It considers at most [`MAX_WALK_FILES`] files in tree order,
-//! stops walking there, and says so; a ceiling the configuration named stops it the same way.
+//! in tree order with [`Root::in_order_pruned`] (the root's selector applies, and, on a root
+//! that respects them, `.gitignore` files; links and excluded names are never looked at). It
+//! skips nothing by name: a directory is passed over only when the tree itself says it holds
+//! no one's source, by a marker file ([`MARKERS`]: a tagged cache such as Cargo's `target`,
+//! a Python virtualenv), and each one passed over is counted and named in the answer. It
+//! considers at most [`MAX_WALK_FILES`] files in tree order, stops walking there, and says so;
+//! a ceiling the configuration named stops it the same way.
 //!
 //! Each file in a language the map reads is opened through [`Root::open_entry`] and read with
 //! positional reads; a file over [`MAX_SOURCE_BYTES`], not UTF-8 text (or holding a NUL byte),
@@ -42,7 +44,7 @@
 //! This file holds the call and its walk; `parse` reads and parses the files the cache
 //! misses, `cache` keeps what they yielded.
 //!
-//! [`Root::in_order`]: crate::root::Root::in_order
+//! [`Root::in_order_pruned`]: crate::root::Root::in_order_pruned
 //! [`Root::open_entry`]: crate::root::Root::open_entry
 
 mod cache;
@@ -61,7 +63,7 @@ use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root};
 use crate::measure::escaped_len;
-use crate::root::{FileEntry, NotApplied, RelPath, Root, RootError, Step};
+use crate::root::{FileEntry, Marked, Marker, NotApplied, RelPath, Root, RootError, Step};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 pub use cache::TagCache;
 pub use language::{Definition, FileTags, Language, Place};
@@ -73,16 +75,20 @@ use std::sync::Arc;
 use std::time::Duration;
 use symbols::Symbols;
 
-/// Directory names the map never descends into (besides dot-directories and virtualenvs).
-pub const SKIPPED_DIRECTORIES: [&str; 8] = [
-    "node_modules",
-    "target",
-    "build",
-    "dist",
-    "vendor",
-    "__pycache__",
-    "venv",
-    "site-packages",
+/// The files by which a tree says a directory holds no one's source, so the map and the
+/// lookup pass it over (strictly below `path`, and counted): the Cache Directory Tagging
+/// convention's `CACHEDIR.TAG` with its signature (Cargo's `target`, and many tools' caches),
+/// and a Python virtualenv's `pyvenv.cfg`. Names alone (`build`, `vendor`, `dist`) say nothing:
+/// they are source directories in many trees.
+pub static MARKERS: [Marker; 2] = [
+    Marker {
+        name: "CACHEDIR.TAG",
+        starts_with: b"Signature: 8a477f597d28d172789f06886806bc55",
+    },
+    Marker {
+        name: "pyvenv.cfg",
+        starts_with: b"",
+    },
 ];
 /// Most files one map walk considers.
 pub const MAX_WALK_FILES: usize = 5000;
@@ -171,6 +177,7 @@ impl Fs {
                 .map(|error| limit_named(error, self.root().limits())),
             too_deep: walked.too_deep.len(),
             rules_not_applied: rules_not_applied(&walked.not_applied),
+            marked: walked.marked,
             unparsed: parsed
                 .unparsed
                 .iter()
@@ -246,48 +253,32 @@ struct Mappable {
     too_deep: Vec<String>,
     /// The ignore files the walk did not apply.
     not_applied: Vec<NotApplied>,
+    /// The directories passed over for a marker file, in tree order.
+    marked: Vec<Marked>,
 }
 
-/// Walks `scope` in tree order for the files the map considers, entering no skipped
-/// directory (by name below `scope`, any name starting with `.`, a virtualenv, by its
-/// `pyvenv.cfg`), and stopping after [`MAX_WALK_FILES`]. A ceiling the configuration named
-/// ends the walk early (the map ranks what it found and says so); the deadline or a
-/// cancellation ends the call.
+/// Walks `scope` in tree order for the files the map considers, entering no directory
+/// strictly below `scope` that a marker file ([`MARKERS`]) says holds no one's source, and
+/// stopping after [`MAX_WALK_FILES`]. A ceiling the configuration named ends the walk early
+/// (the map ranks what it found and says so); the deadline or a cancellation ends the call.
 fn mappable(root: &Root, scope: &RelPath) -> Result<Mappable, FsError> {
-    // The same rule prunes every map's walk, so an unchanged tree's walk is replayed.
-    let mut walk = root.in_order_pruned(scope, "map");
+    // The same markers prune every map's walk, so an unchanged tree's walk is replayed.
+    let walk = root.in_order_pruned(scope, "map", &MARKERS);
     let mut found = Mappable {
         files: Vec::new(),
         capped: false,
         stopped: None,
         too_deep: Vec::new(),
         not_applied: Vec::new(),
+        marked: Vec::new(),
     };
-    while let Some(step) = walk.next() {
+    for step in walk {
         match step {
-            Ok(Step::Directory(dir)) => {
-                let name = dir.rsplit('/').next().unwrap_or_default();
-                if name.starts_with('.') || SKIPPED_DIRECTORIES.contains(&name) {
-                    walk.leave();
-                }
-            }
+            Ok(Step::Directory(_)) => {}
+            Ok(Step::Marked(marked)) => found.marked.push(marked),
             Ok(Step::TooDeep(dir)) => found.too_deep.push(dir),
             Ok(Step::RulesNotApplied(rules)) => found.not_applied.push(rules),
             Ok(Step::File(file)) => {
-                // A virtualenv is known by its marker file, found after the names sorted before
-                // it: what it held so far is dropped, and the rest of it is not walked.
-                if let Some(venv) = file.path.strip_suffix("/pyvenv.cfg")
-                    && scope.contains(venv)
-                    && venv != scope.as_str()
-                {
-                    let inside = |path: &str| {
-                        path.strip_prefix(venv)
-                            .is_some_and(|rest| rest.starts_with('/'))
-                    };
-                    found.files.retain(|f| !inside(&f.path));
-                    walk.leave();
-                    continue;
-                }
                 if found.files.len() == MAX_WALK_FILES {
                     found.capped = true;
                     break;
@@ -385,44 +376,65 @@ mod tests {
     }
 
     #[test]
-    fn skipped_directories_below_the_scope() {
+    fn only_marked_directories_below_the_scope_are_passed_over() {
+        let tag = "Signature: 8a477f597d28d172789f06886806bc55\n# a cache\n";
         let files = [
-            "a.py",
-            ".git/x.py",
-            "src/.hidden/x.py",
-            "node_modules/m/i.js",
-            "src/target/t.rs",
-            "env/pyvenv.cfg",
-            "env/lib/x.py",
-            "src/build.rs",
-            "src/__pycache__/a.py",
-            "vendor/v.go",
-            "dist/d.js",
-            "build/b.js",
-            "src/main.rs",
-            ".eslintrc.js",
-            "vendor/dist/x.js",
+            ("a.py", "x"),
+            ("src/.hidden/x.py", "x"),
+            ("src/target/CACHEDIR.TAG", tag),
+            ("src/target/t.rs", "x"),
+            ("env/pyvenv.cfg", "home = /usr/bin\n"),
+            ("env/lib/x.py", "x"),
+            ("fake/CACHEDIR.TAG", "not the signature"),
+            ("fake/f.rs", "x"),
+            ("src/main.rs", "x"),
+            ("vendor/v.go", "x"),
+            ("build/b.js", "x"),
         ];
         let dir = tempfile::tempdir().expect("temp dir");
-        for file in files {
+        for (file, text) in files {
             let path = dir.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "x").unwrap();
+            std::fs::write(path, text).unwrap();
         }
         let selector = Selector::new(&["**".to_owned()], &[], false);
         let root = Root::open(dir.path(), selector, Limits::default()).expect("root");
-        let kept = |scope: &str| -> Vec<String> {
+        let kept = |scope: &str| -> (Vec<String>, Vec<(String, &str)>) {
             let scope = RelPath::parse(scope).unwrap();
             let found = mappable(&root, &scope).expect("walks");
-            found.files.into_iter().map(|f| f.path).collect()
+            let marked = found.marked.into_iter().map(|m| (m.path, m.marker));
+            (
+                found.files.into_iter().map(|f| f.path).collect(),
+                marked.collect(),
+            )
         };
-        // In tree order: the dotfile sorts first.
-        assert_eq!(
-            kept("."),
-            [".eslintrc.js", "a.py", "src/build.rs", "src/main.rs"]
-        );
-        // Asked for explicitly, a skipped directory is mapped; only what lies below is judged.
-        assert_eq!(kept("vendor"), ["vendor/v.go"]);
+        // Twice: the second walk is the first one replayed.
+        for _ in 0..2 {
+            let (files, marked) = kept(".");
+            assert_eq!(
+                files,
+                [
+                    "a.py",
+                    "build/b.js",
+                    "fake/CACHEDIR.TAG",
+                    "fake/f.rs",
+                    "src/.hidden/x.py",
+                    "src/main.rs",
+                    "vendor/v.go"
+                ]
+            );
+            assert_eq!(
+                marked,
+                [
+                    ("env".to_owned(), "pyvenv.cfg"),
+                    ("src/target".to_owned(), "CACHEDIR.TAG")
+                ]
+            );
+        }
+        // Named as the scope, a marked directory is mapped; only what lies below is judged.
+        let (files, marked) = kept("env");
+        assert_eq!(files, ["env/lib/x.py", "env/pyvenv.cfg"]);
+        assert!(marked.is_empty());
     }
 
     fn fs_over(dir: &std::path::Path) -> Fs {

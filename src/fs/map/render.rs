@@ -54,6 +54,8 @@ pub struct Tally {
     pub too_deep: usize,
     /// What the walk says of the ignore files it did not apply.
     pub rules_not_applied: Option<String>,
+    /// Directories passed over for a marker file (a tagged cache, a virtualenv), in tree order.
+    pub marked: Vec<crate::root::Marked>,
     /// Files not parsed because parsing them costs too much (nested too deeply, or holding
     /// too much memory), in tree order; also counted in `skipped`.
     pub unparsed: Vec<String>,
@@ -211,6 +213,42 @@ pub fn not_built_in_note(counts: &[(Language, usize)]) -> Option<String> {
     ))
 }
 
+/// What an answer says of the directories its walk passed over for a marker file, naming the
+/// first [`UNPARSED_NAMED`] and how to include one: `passed over 2 directories their marker
+/// files name as caches or virtualenvs: 'env' (pyvenv.cfg), 'target' (CACHEDIR.TAG); give one
+/// as path to include it`. `None` when there were none.
+pub fn marked_clause(marked: &[crate::root::Marked]) -> Option<String> {
+    let first = marked.first()?;
+    let named: Vec<String> = marked
+        .iter()
+        .take(UNPARSED_NAMED)
+        .map(|m| format!("'{}' ({})", crate::fs::shown_path(&m.path, false), m.marker))
+        .collect();
+    let more = match marked.len() - named.len() {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    let (count, holds) = match marked.len() {
+        1 => (
+            "1 directory".to_owned(),
+            "its marker file names as a cache or virtualenv",
+        ),
+        n => (
+            format!("{n} directories"),
+            "their marker files name as caches or virtualenvs",
+        ),
+    };
+    Some(format!(
+        "passed over {count} {holds}: {}{more}; give {} as path to include it",
+        named.join(", "),
+        if marked.len() == 1 {
+            format!("'{}'", crate::fs::shown_path(&first.path, false))
+        } else {
+            "one".to_owned()
+        }
+    ))
+}
+
 /// The summary line.
 pub fn summary(
     tally: &Tally,
@@ -254,6 +292,10 @@ pub fn summary(
     }
     if let Some(rules) = &tally.rules_not_applied {
         line.push_str(&format!("; {rules}"));
+    }
+    if let Some(marked) = marked_clause(&tally.marked) {
+        line.push_str("; ");
+        line.push_str(&marked);
     }
     if !tally.unparsed.is_empty() {
         line.push_str("; not parsed, nested too deeply or too costly: ");
@@ -472,6 +514,35 @@ mod tests {
     }
 
     #[test]
+    fn marked_directories_are_counted_and_named() {
+        let marked = |paths: &[&str]| -> Vec<crate::root::Marked> {
+            paths
+                .iter()
+                .map(|path| crate::root::Marked {
+                    path: (*path).to_owned(),
+                    marker: "CACHEDIR.TAG",
+                })
+                .collect()
+        };
+        assert_eq!(marked_clause(&[]), None);
+        assert_eq!(
+            marked_clause(&marked(&["target"])).as_deref(),
+            Some(
+                "passed over 1 directory its marker file names as a cache or virtualenv: \
+                 'target' (CACHEDIR.TAG); give 'target' as path to include it"
+            )
+        );
+        assert_eq!(
+            marked_clause(&marked(&["a", "b", "c", "d"])).as_deref(),
+            Some(
+                "passed over 4 directories their marker files name as caches or virtualenvs: \
+                 'a' (CACHEDIR.TAG), 'b' (CACHEDIR.TAG), 'c' (CACHEDIR.TAG) and 1 more; give one \
+                 as path to include it"
+            )
+        );
+    }
+
+    #[test]
     fn summary_clauses() {
         let tally = Tally {
             outline: false,
@@ -482,6 +553,7 @@ mod tests {
             unfocused: Vec::new(),
             too_deep: 2,
             rules_not_applied: None,
+            marked: Vec::new(),
             unparsed: Vec::new(),
             not_built_in: Vec::new(),
         };

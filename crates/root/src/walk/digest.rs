@@ -32,7 +32,7 @@ impl Root {
         };
         let mut hasher = Sha256::new();
         // A revision covers the whole served tree, ignored files too.
-        let mut walk = self.in_order_as(scope, None, false);
+        let mut walk = self.in_order_as(scope, None, &[], false);
         for step in walk.by_ref() {
             let line = match step? {
                 Step::Directory(path) => format!("d {}\n", relative(&path)),
@@ -49,8 +49,8 @@ impl Root {
                     )
                 }
                 Step::TooDeep(_) => return Err(RootError::DepthLimit),
-                // This walk reads no ignore rules.
-                Step::RulesNotApplied(_) => continue,
+                // This walk reads no ignore rules and names no markers.
+                Step::RulesNotApplied(_) | Step::Marked(_) => continue,
             };
             hasher.update(line.as_bytes());
         }

@@ -16,7 +16,7 @@ use crate::sys::fs::FileType;
 use super::entry::{Budget, Entry, dir_key};
 use super::gitignore::{NotApplied, Rules, ignored};
 use super::read_ahead::{Listing, Pending, read_listing};
-use super::{FileEntry, TreeWalk, compare_tree_order};
+use super::{FileEntry, Marked, Marker, TreeWalk, compare_tree_order};
 use crate::dir::{file_type, reopen};
 use crate::remember::{Key, Ticket, Walked};
 use crate::{Identity, RelPath, Root, RootError};
@@ -34,6 +34,9 @@ pub enum Step {
     /// An ignore file the walk did not apply (only on a root that respects `.gitignore`
     /// files): what it would ignore is walked.
     RulesNotApplied(NotApplied),
+    /// A directory strictly beneath the scope not entered because it holds one of the walk's
+    /// markers ([`Root::in_order_pruned`]).
+    Marked(Marked),
 }
 
 impl Step {
@@ -43,6 +46,7 @@ impl Step {
             Step::File(file) => &file.path,
             Step::Directory(path) | Step::TooDeep(path) => path,
             Step::RulesNotApplied(rules) => &rules.path,
+            Step::Marked(marked) => &marked.path,
         }
     }
 }
@@ -55,6 +59,8 @@ pub struct InOrder<'r> {
     scope: RelPath,
     /// The rule by which the caller prunes the walk ([`Root::in_order_pruned`]).
     rule: Option<&'static str>,
+    /// The files that mark a directory the walk does not enter.
+    markers: &'static [Marker],
     /// The walk skips what `.gitignore` files ignore.
     gitignore: bool,
     source: Source<'r>,
@@ -69,6 +75,7 @@ enum Source<'r> {
         files: usize,
         directories: usize,
         too_deep: usize,
+        marked: usize,
         /// The directory the last step was in or entered, and one the caller left.
         last: Option<String>,
         left: Option<String>,
@@ -113,7 +120,8 @@ impl Live<'_> {
             return;
         }
         let found = &mut self.found;
-        if found.files.len() + found.directories.len() + found.too_deep.len() >= MAX_REMEMBERED {
+        let kept = found.files.len() + found.directories.len() + found.too_deep.len();
+        if kept + found.marked.len() >= MAX_REMEMBERED {
             self.pruned = true;
             self.found = Found::default();
             return;
@@ -127,6 +135,7 @@ struct Found {
     files: Vec<FileEntry>,
     directories: Vec<String>,
     too_deep: Vec<String>,
+    marked: Vec<Marked>,
 }
 
 /// Most directories read ahead of the walk at once. A walk starts with [`FIRST_READ_AHEAD`]
@@ -167,25 +176,33 @@ impl Root {
     /// `.gitignore` files ([`Root::with_respect_gitignore`]), what they ignore strictly inside
     /// `scope` is skipped too: an ignored directory is not entered.
     pub fn in_order(&self, scope: &RelPath) -> InOrder<'_> {
-        self.in_order_as(scope, None, self.respect_gitignore)
+        self.in_order_as(scope, None, &[], self.respect_gitignore)
     }
 
     /// [`Root::in_order`] for a caller that calls [`InOrder::leave`] by a fixed rule, named by
     /// `rule`, that depends only on the steps the walk yields (a directory's name, a file it
-    /// holds). Such a walk is remembered and replayed as any whole walk is, under its rule:
-    /// the replay yields the steps the pruned walk yielded (nothing below a directory left),
-    /// and the watch covers every directory it read, so what the rule sees cannot change
-    /// unseen.
-    pub fn in_order_pruned(&self, scope: &RelPath, rule: &'static str) -> InOrder<'_> {
-        self.in_order_as(scope, Some(rule), self.respect_gitignore)
+    /// holds), and that passes over every directory strictly beneath `scope` holding one of
+    /// `markers` (a regular file of that name, not excluded, beginning with its bytes),
+    /// yielding it as [`Step::Marked`]. The rule fixes the markers: one rule, one list. Such a
+    /// walk is remembered and replayed as any whole walk is, under its rule: the replay yields
+    /// the steps the pruned walk yielded (nothing below a directory left or marked), and the
+    /// watch covers every directory it read, so what the rule sees cannot change unseen.
+    pub fn in_order_pruned(
+        &self,
+        scope: &RelPath,
+        rule: &'static str,
+        markers: &'static [Marker],
+    ) -> InOrder<'_> {
+        self.in_order_as(scope, Some(rule), markers, self.respect_gitignore)
     }
 
-    /// The walk of [`Root::in_order`] pruned by `rule`, skipping what `.gitignore` files
-    /// ignore when `gitignore`, whatever the root's own setting.
+    /// The walk of [`Root::in_order`] pruned by `rule` and `markers`, skipping what
+    /// `.gitignore` files ignore when `gitignore`, whatever the root's own setting.
     pub(super) fn in_order_as(
         &self,
         scope: &RelPath,
         rule: Option<&'static str>,
+        markers: &'static [Marker],
         gitignore: bool,
     ) -> InOrder<'_> {
         let key = Key::Tree(scope.as_str().to_owned(), rule, gitignore);
@@ -195,6 +212,7 @@ impl Root {
                 files: 0,
                 directories: 0,
                 too_deep: 0,
+                marked: 0,
                 last: None,
                 left: None,
             },
@@ -217,6 +235,7 @@ impl Root {
             root: self,
             scope: scope.clone(),
             rule,
+            markers,
             gitignore,
             source,
             watched: true,
@@ -350,8 +369,41 @@ impl Root {
         }
     }
 
+    /// The marker of `markers` that `listing` (the directory reached as `path`) holds, if any:
+    /// a regular file of that name, not excluded, opened without following a link and
+    /// beginning with the marker's bytes. Looking costs a scan of the names, and a read of at
+    /// most 64 bytes only where a marker's name is present.
+    fn marker_in(
+        &self,
+        listing: &Listing,
+        path: &RelPath,
+        markers: &'static [Marker],
+    ) -> Option<&'static str> {
+        let marker = markers.iter().find(|marker| {
+            listing.names.iter().any(|(name, _)| name == marker.name)
+                && RelPath::from_walk(path.join(marker.name))
+                    .is_some_and(|child| !self.selector.excludes(child.as_str()))
+        })?;
+        let file = crate::open::open_regular_in(&listing.dir, marker.name).ok()?;
+        let mut head = [0u8; 64];
+        let wanted = marker.starts_with.len().min(head.len());
+        let mut got = 0;
+        while got < wanted {
+            match file.read_at(&mut head[got..wanted], got as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+        }
+        (head[..got] == marker.starts_with[..wanted]).then_some(marker.name)
+    }
+
     /// The next step of a live walk, `None` at its end.
-    fn step(&self, scope: &RelPath, live: &mut Live<'_>) -> Result<Option<Step>, RootError> {
+    fn step(
+        &self,
+        scope: &RelPath,
+        markers: &'static [Marker],
+        live: &mut Live<'_>,
+    ) -> Result<Option<Step>, RootError> {
         loop {
             if !live.not_applied.is_empty() {
                 return Ok(Some(Step::RulesNotApplied(live.not_applied.remove(0))));
@@ -400,6 +452,23 @@ impl Root {
                         continue;
                     };
                     let shown = inside && entry.child != *scope;
+                    if shown
+                        && !markers.is_empty()
+                        && let Some(marker) = self.marker_in(&listing, &entry.child, markers)
+                    {
+                        // Watched and charged as any directory read, so the replay holds only
+                        // while the marker does.
+                        if !self.remembered.record(listing.watch) {
+                            live.vouched = false;
+                        }
+                        live.budget.charge_read(listing.read)?;
+                        let marked = Marked {
+                            path: child,
+                            marker,
+                        };
+                        live.keep(|found| found.marked.push(marked.clone()));
+                        return Ok(Some(Step::Marked(marked)));
+                    }
                     let real = entry.seen.target.clone();
                     let entered = self.enter(live, listing, entry.child, real, depth + 1, key)?;
                     live.frames.push(entered);
@@ -439,11 +508,12 @@ impl Iterator for InOrder<'_> {
                 files,
                 directories,
                 too_deep,
+                marked,
                 last,
                 left,
             } => {
                 let step = loop {
-                    let step = replay(walked, files, directories, too_deep);
+                    let step = replay(walked, files, directories, too_deep, marked);
                     let Some(step) = step else { break None };
                     let inside = |dir: &str| {
                         step.path()
@@ -460,12 +530,12 @@ impl Iterator for InOrder<'_> {
                     Some(Step::File(file)) => {
                         *last = file.path.rsplit_once('/').map(|(dir, _)| dir.to_owned());
                     }
-                    Some(Step::TooDeep(_) | Step::RulesNotApplied(_)) => {}
+                    Some(Step::TooDeep(_) | Step::RulesNotApplied(_) | Step::Marked(_)) => {}
                     None => self.source = Source::Ended,
                 }
                 step.map(Ok)
             }
-            Source::Live(live) => match self.root.step(&self.scope, live) {
+            Source::Live(live) => match self.root.step(&self.scope, self.markers, live) {
                 Ok(Some(step)) => Some(Ok(step)),
                 Ok(None) => {
                     self.watched = live.vouched;
@@ -543,6 +613,7 @@ impl InOrder<'_> {
             files: Arc::new(found.files),
             directories: Arc::new(found.directories),
             too_deep: Arc::new(found.too_deep),
+            marked: Arc::new(found.marked),
         };
         let key = Key::Tree(self.scope.as_str().to_owned(), self.rule, self.gitignore);
         self.root
@@ -572,11 +643,13 @@ fn replay(
     files: &mut usize,
     directories: &mut usize,
     too_deep: &mut usize,
+    marked: &mut usize,
 ) -> Option<Step> {
     let candidates = [
         walked.files.get(*files).map(|f| f.path.as_str()),
         walked.directories.get(*directories).map(String::as_str),
         walked.too_deep.get(*too_deep).map(String::as_str),
+        walked.marked.get(*marked).map(|m| m.path.as_str()),
     ];
     let (least, _) = candidates
         .iter()
@@ -592,9 +665,13 @@ fn replay(
             *directories += 1;
             Step::Directory(walked.directories[*directories - 1].clone())
         }
-        _ => {
+        2 => {
             *too_deep += 1;
             Step::TooDeep(walked.too_deep[*too_deep - 1].clone())
+        }
+        _ => {
+            *marked += 1;
+            Step::Marked(walked.marked[*marked - 1].clone())
         }
     })
 }
