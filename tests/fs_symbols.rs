@@ -112,8 +112,8 @@ py/app.py:7: def bark(self):
 web/dog.ts:2: bark(): string {
 
 2 references to 'bark' in 1 file:
-py/app.py:12: Dog().bark()
-py/app.py:13: Cat.bark(None)"
+py/app.py:12: [call] Dog().bark()
+py/app.py:13: [call] Cat.bark(None)"
     );
     assert_eq!(
         symbols(&mut server, json!({"name": "new"})),
@@ -123,10 +123,10 @@ src/lib.rs:12: pub fn new(value: T) -> Self {
 src/lib.rs:28: pub fn new() {}
 
 4 references to 'new' in 1 file:
-src/lib.rs:7: Config { name: String::new() }
-src/lib.rs:32: let c = Config::new();
-src/lib.rs:33: let w = Wrapper::new(1);
-src/lib.rs:34: inner::new();"
+src/lib.rs:7: [call] Config { name: String::new() }
+src/lib.rs:32: [call] let c = Config::new();
+src/lib.rs:33: [call] let w = Wrapper::new(1);
+src/lib.rs:34: [call] inner::new();"
     );
     // A name only referred to has no definition section; one with references off has none.
     assert_eq!(
@@ -189,7 +189,7 @@ fn qualified_names_narrow_to_members() {
 src/lib.rs:6: pub fn new() -> Config {
 
 References spelling 'Config::new' (uses through a value are listed under 'new'):
-src/lib.rs:32: let c = Config::new();",
+src/lib.rs:32: [call] let c = Config::new();",
         ),
         // A generic impl's type, a module, a path before the type.
         (
@@ -198,7 +198,7 @@ src/lib.rs:32: let c = Config::new();",
 src/lib.rs:12: pub fn new(value: T) -> Self {
 
 References spelling 'Wrapper::new' (uses through a value are listed under 'new'):
-src/lib.rs:33: let w = Wrapper::new(1);",
+src/lib.rs:33: [call] let w = Wrapper::new(1);",
         ),
         (
             "crate::inner::new",
@@ -206,14 +206,14 @@ src/lib.rs:33: let w = Wrapper::new(1);",
 src/lib.rs:28: pub fn new() {}
 
 References spelling 'crate::inner::new' (uses through a value are listed under 'new'):
-src/lib.rs:34: inner::new();",
+src/lib.rs:34: [call] inner::new();",
         ),
         // A trait implementation's methods belong to the implementing type; a trait's
         // declarations to the trait.
         (
             "Config::fmt",
             "1 definition of 'Config::fmt':
-src/lib.rs:18: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {",
+src/lib.rs:18: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n\nNo line spells 'Config::fmt'; 1 line refers to 'fmt' (through a value, or another type's): look up 'fmt' to see them",
         ),
         (
             "Load::load",
@@ -226,7 +226,7 @@ src/lib.rs:18: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {",
 py/app.py:7: def bark(self):
 
 References spelling 'Cat.bark' (uses through a value are listed under 'bark'):
-py/app.py:13: Cat.bark(None)",
+py/app.py:13: [call] Cat.bark(None)",
         ),
         (
             "Dog.bark",
@@ -272,10 +272,10 @@ fn max_results_and_the_result_limit_stop_the_answer() {
 a.rs:1: fn target() {}
 b.rs:1: fn target() {}
 
-400 references to 'target' in 1 file:
-a.rs:4: target(); //
+1 reference to 'target' in 1 file:
+a.rs:4: [call] target(); //
 
-[stopped at 3 matching lines; raise max-results to see more]"
+[references stopped at max-results (3): 399 more lines in 1 file, 1 file holding the word 'target' not read; raise max-results or narrow path]"
     );
     // Exactly max-results lines and no more: no notice.
     let two = symbols(
@@ -314,7 +314,7 @@ fn a_walk_stopped_by_a_limit_says_so_as_every_walk_does() {
 a.py:1: def shared():
 
 1 reference to 'shared' in 1 file:
-b.py:1: shared()
+b.py:1: [call] shared()
 
 [stopped early, the answer covers the tree up to 'b.py': the walk selected more than 2 files (the file limit); narrow path to a smaller directory, or raise it with --max-files (config key limits.max_files)]"
     );
@@ -387,7 +387,7 @@ fn a_lookup_follows_edits_made_outside_the_server() {
     let mut server = fs_server(&tree);
     assert_eq!(
         symbols(&mut server, json!({"name": "first"})),
-        "1 definition of 'first':\na.py:1: def first():\n\n1 reference to 'first' in 1 file:\nb.py:1: first()"
+        "1 definition of 'first':\na.py:1: def first():\n\n1 reference to 'first' in 1 file:\nb.py:1: [call] first()"
     );
     tree.put("a.py", "# moved\n\n\ndef first():\n    pass\n");
     tree.put("c.py", "def first():\n    return 1\n");
@@ -421,11 +421,11 @@ fn lines_keep_their_numbers_in_awkward_files() {
     );
     assert_eq!(
         symbols(&mut server, json!({"name": "bom_def"})),
-        "1 definition of 'bom_def':\nbom.py:1: def bom_def():\n\n1 reference to 'bom_def' in 1 file:\nbom_use.py:1: bom_def()"
+        "1 definition of 'bom_def':\nbom.py:1: def bom_def():\n\n1 reference to 'bom_def' in 1 file:\nbom_use.py:1: [call] bom_def()"
     );
     assert_eq!(
         symbols(&mut server, json!({"name": "tail_def"})),
-        "1 definition of 'tail_def':\ntail.py:2: def tail_def():\n\n1 reference to 'tail_def' in 1 file:\ntail.py:3: return tail_def()"
+        "1 definition of 'tail_def':\ntail.py:2: def tail_def():\n\n1 reference to 'tail_def' in 1 file:\ntail.py:3: [call] return tail_def()"
     );
     assert_eq!(
         defined(&mut server, "cafe\u{301}"),
@@ -668,5 +668,69 @@ fn python_definitions_agree_with_ripgrep_on_awkward_files() {
         &names,
         |name| format!(r"^\s*(?:async\s+)?(?:def|class)\s+{name}\b"),
         |name| Regex::new(&format!(r"\b(def|class)\s+{name}\b")).unwrap(),
+    );
+}
+
+// ---- every use, with its kind ---------------------------------------------------------------
+
+/// The issue's Rust example: a type used through `use`, `Type::CONST` and `Type::call()` in
+/// another file, and in type positions; never in a comment or a string.
+#[test]
+fn rust_references_are_every_use_with_its_kind() {
+    let tree = Tree::new()
+        .file(
+            "src/flags.rs",
+            "pub struct Mode(u8);\n\nimpl Mode {\n    pub const READ: Mode = Mode(1);\n\n    pub fn from_bits(bits: u8) -> Mode {\n        Mode(bits)\n    }\n}\n",
+        )
+        .file(
+            "src/lib.rs",
+            "mod flags;\n\nuse crate::flags::Mode;\n\n/// Mode in a doc comment is no use.\npub fn open(mode: Mode) -> bool {\n    let read = Mode::READ;\n    let parsed = Mode::from_bits(3);\n    println!(\"Mode\");\n    read.0 == parsed.0 && mode.0 > 0\n}\n",
+        );
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        symbols(&mut server, json!({"name": "Mode"})),
+        "1 definition of 'Mode':
+src/flags.rs:1: pub struct Mode(u8);
+
+8 references to 'Mode' in 2 files:
+src/flags.rs:3: [type] impl Mode {
+src/flags.rs:4: [call, type] pub const READ: Mode = Mode(1);
+src/flags.rs:6: [type] pub fn from_bits(bits: u8) -> Mode {
+src/flags.rs:7: [call] Mode(bits)
+src/lib.rs:3: [import] use crate::flags::Mode;
+src/lib.rs:6: [type] pub fn open(mode: Mode) -> bool {
+src/lib.rs:7: [path] let read = Mode::READ;
+src/lib.rs:8: [path] let parsed = Mode::from_bits(3);"
+    );
+}
+
+/// The issue's Python example: a class used as a base, in `isinstance`, in annotations, by
+/// import, through its module and in a decorator's arguments.
+#[test]
+fn python_references_are_every_use_with_its_kind() {
+    let tree = Tree::new()
+        .file(
+            "shapes.py",
+            "class Shape:\n    pass\n\n\nclass Circle(Shape):\n    pass\n\n\ndef area(x: Shape) -> float:\n    \"\"\"Shape's area.\"\"\"\n    # Shape in a comment\n    if isinstance(x, Shape):\n        return 0.0\n    return 1.0\n\n\ndef all_of(items: list[Shape]) -> list[Shape]:\n    return [Shape() for _ in items]\n",
+        )
+        .file(
+            "main.py",
+            "from shapes import Shape\nimport shapes\n\n\n@shapes.register(Shape)\ndef make():\n    return shapes.Shape()\n",
+        );
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        symbols(&mut server, json!({"name": "Shape"})),
+        "1 definition of 'Shape':
+shapes.py:1: class Shape:
+
+8 references to 'Shape' in 2 files:
+main.py:1: [import] from shapes import Shape
+main.py:5: [decorator] @shapes.register(Shape)
+main.py:7: [call] return shapes.Shape()
+shapes.py:5: [base] class Circle(Shape):
+shapes.py:9: [type] def area(x: Shape) -> float:
+shapes.py:12: [value] if isinstance(x, Shape):
+shapes.py:17: [type] def all_of(items: list[Shape]) -> list[Shape]:
+shapes.py:18: [call] return [Shape() for _ in items]"
     );
 }

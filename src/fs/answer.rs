@@ -43,7 +43,7 @@ pub(super) enum Stop {
 
 /// An answer's lines within its byte budget, measured as they travel (JSON-escaped, see
 /// [`escaped_len`]): each line is appended whole or the answer stops there.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct BudgetedLines {
     /// The lines so far, joined by `\n`.
     pub(super) text: String,

@@ -30,7 +30,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Finder,
         "glob",
         "Find files by name",
-        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path from the root (as rg -g run at the root), whatever path is. Matches names only: use grep to search contents.",
+        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path from the root, whatever path is. Matches names only: use grep to search contents.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),

@@ -1,11 +1,14 @@
 //! `symbols`: where a name is defined below a directory, and which lines refer to it.
 //!
-//! The answer comes from the code map's tree-sitter tags and cache (see [`super::map`]): the
-//! same walk (the map's skipped directories, its file ceiling), the same languages, and no
-//! parse of a file the map or an earlier lookup already read unchanged. Definitions come
-//! first, then references, each as `path:line: text` in tree order, under a header that
-//! counts them. A reference is what the tags query tags as one (a call, a type use, a macro
-//! invocation …), never a definition line of the name itself.
+//! The answer comes from the code map's walk, tags and cache (see [`super::map`]): the same
+//! walk (the directories it passes over, its file ceiling), the same languages, and no parse
+//! of a file the map or an earlier lookup already read unchanged for its definitions.
+//! Definitions come first, as `path:line: text`; then references, as `path:line: [kinds]
+//! text`, in tree order, under a header that counts exactly the lines listed. A reference is
+//! every use of the name in code, found in the syntax tree of each file whose vocabulary holds
+//! the word (see [`super::map::uses`]): imports, calls, types, paths, bases, decorators,
+//! values; never a comment, a string, or a line defining the name. Files are read only until
+//! the answer is full, and a closing notice says how many lines and files it left out.
 //!
 //! A qualified name (`Type::member`, `Class.member`, `a::Type::member`) narrows the
 //! definitions to members of that type, trait, class or module (for a Rust `impl` block, its
@@ -24,7 +27,7 @@ use super::error::count;
 use super::grep::MAX_RESULTS;
 use super::locate::{FsPath, ScopeKind};
 use super::map::MAX_WALK_FILES;
-use super::map::lookup::{FoundFile, Lookup, Wanted};
+use super::map::lookup::{FoundFile, Lookup, UseLine, Wanted};
 use super::map::render::{marked_clause, not_built_in_note};
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
@@ -60,6 +63,7 @@ impl Fs {
             lines: BudgetedLines::new(answer_budget(limits.max_result_bytes)),
             shown: 0,
             max_results,
+            left_out: None,
         };
 
         let definitions: usize = lookup.files.iter().map(|f| f.definitions.len()).sum();
@@ -83,7 +87,9 @@ impl Fs {
         }
 
         let stop = lines.lines.stop;
+        let left_out = lines.left_out.take();
         let mut text = lines.lines.text;
+        text.extend(left_out);
         if lines.shown == 0 && stop.is_none() {
             text = nothing_found(query, &lookup);
         }
@@ -120,9 +126,10 @@ impl Fs {
         })
     }
 
-    /// The references section: every referring line for a plain name (counted from the
-    /// cache, read from the files shown), or the lines spelling a qualified name (found by
-    /// reading each referring file in turn until the answer is full).
+    /// The references section: every line using the name in code, each marked with its
+    /// kinds (`[import]`, `[call, path]`), under a header counting exactly the lines listed;
+    /// for a qualified name, the lines spelling it. Files are read in tree order, and only
+    /// until one line more than `max-results` allows is found; what is left out is said.
     fn push_references(
         &self,
         lookup: &Lookup,
@@ -130,54 +137,121 @@ impl Fs {
         name: &str,
         lines: &mut Lines,
     ) -> Result<(), FsError> {
-        let referring: Vec<&FoundFile> = lookup
+        let candidates: Vec<&FoundFile> = lookup
             .files
             .iter()
-            .filter(|f| !f.references.is_empty())
+            .filter(|f| f.mentions || !f.references.is_empty())
             .collect();
-        if referring.is_empty() {
-            return Ok(());
-        }
         let spellings = wanted.spellings();
-        let header = if spellings.is_empty() {
-            let total: usize = referring.iter().map(|f| f.references.len()).sum();
-            format!(
-                "{} to '{name}' in {}:",
-                count(total as u64, "reference", "references"),
-                count(referring.len() as u64, "file", "files")
-            )
-        } else {
-            format!(
-                "References spelling '{name}' (uses through a value are listed under '{}'):",
-                wanted.member
-            )
-        };
-        let mut headed = false;
-        for file in &referring {
-            let Some(texts) = self.referring_texts(file)? else {
+        let room = usize::try_from(lines.max_results - lines.shown).unwrap_or(usize::MAX);
+        let mut gathered: Vec<(&FoundFile, UseLine)> = Vec::new();
+        let mut unspelled = 0usize;
+        let mut read = 0usize;
+        for file in &candidates {
+            if gathered.len() > room {
+                break;
+            }
+            read += 1;
+            let Some(found) = self.uses_in(file, wanted.member)? else {
                 continue;
             };
-            for (line, text) in file.references.iter().zip(texts) {
-                if !spellings.is_empty() && !spellings.iter().any(|s| text.contains(s.as_str())) {
-                    continue;
-                }
-                if !headed {
-                    lines.header(&header);
-                    headed = true;
-                }
-                if !lines.push(&file.entry.path, *line, text.trim_start()) {
-                    return Ok(());
+            for line in found {
+                if spellings.is_empty() || spellings.iter().any(|s| line.text.contains(s.as_str()))
+                {
+                    gathered.push((file, line));
+                } else {
+                    unspelled += 1;
                 }
             }
         }
-        if !headed && !spellings.is_empty() {
-            // Say what the plain name would show, rather than leave the section out unsaid.
-            let total: usize = referring.iter().map(|f| f.references.len()).sum();
-            lines.header(&format!(
-                "No line spells '{name}'; {} to '{}' (through a value, or another type's): look up '{}' to see them",
-                count(total as u64, "line refers", "lines refer"),
-                wanted.member,
-                wanted.member
+        let unread = candidates.len() - read;
+        if gathered.is_empty() {
+            if !spellings.is_empty() && unspelled > 0 {
+                // Say what the plain name would show, rather than leave the section out unsaid.
+                lines.header(&format!(
+                    "No line spells '{name}'; {} to '{}' (through a value, or another type's): look up '{}' to see them",
+                    count(unspelled as u64, "line refers", "lines refer"),
+                    wanted.member,
+                    wanted.member
+                ));
+            }
+            return Ok(());
+        }
+        let header = |shown: &[(&FoundFile, UseLine)]| {
+            if !spellings.is_empty() {
+                return format!(
+                    "References spelling '{name}' (uses through a value are listed under '{}'):",
+                    wanted.member
+                );
+            }
+            let mut files: Vec<&str> = shown.iter().map(|(f, _)| f.entry.path.as_str()).collect();
+            files.dedup();
+            format!(
+                "{} to '{name}' in {}:",
+                count(shown.len() as u64, "reference", "references"),
+                count(files.len() as u64, "file", "files")
+            )
+        };
+        let entry = |(file, line): &(&FoundFile, UseLine)| {
+            let kinds: Vec<&str> = line.kinds.iter().map(|k| k.as_str()).collect();
+            format!(
+                "{}:{}: [{}] {}",
+                shown_path(&file.entry.path, true),
+                line.line,
+                kinds.join(", "),
+                line.text.trim_start()
+            )
+        };
+        // How many lines fit the result limit under the header that counts them: a header
+        // counting fewer lines is never longer, so a second trial fits.
+        let mut shown = gathered.len().min(room);
+        loop {
+            let mut trial = lines.lines.clone();
+            let before = if trial.text.is_empty() { "" } else { "\n" };
+            if !trial.push(before, &header(&gathered[..shown])) {
+                lines.lines.stop = Some(Stop::Output);
+                return Ok(());
+            }
+            let fit = gathered[..shown]
+                .iter()
+                .take_while(|line| trial.push("", &entry(line)))
+                .count();
+            if fit == shown {
+                break;
+            }
+            shown = fit;
+        }
+        lines.header(&header(&gathered[..shown]));
+        for line in &gathered[..shown] {
+            lines.lines.push("", &entry(line));
+            lines.shown += 1;
+        }
+        if shown < gathered.len().min(room) {
+            lines.lines.stop = Some(Stop::Output);
+        } else if shown < gathered.len() || unread > 0 {
+            let rest = &gathered[shown..];
+            let mut files: Vec<&str> = rest.iter().map(|(f, _)| f.entry.path.as_str()).collect();
+            files.dedup();
+            let mut left_out = Vec::new();
+            if !rest.is_empty() {
+                left_out.push(format!(
+                    "{} more {} in {}",
+                    rest.len(),
+                    if rest.len() == 1 { "line" } else { "lines" },
+                    count(files.len() as u64, "file", "files")
+                ));
+            }
+            if unread > 0 {
+                left_out.push(format!(
+                    "{} holding the word '{}' not read",
+                    count(unread as u64, "file", "files"),
+                    wanted.member
+                ));
+            }
+            lines.left_out = Some(format!(
+                "\n\n[references stopped at max-results ({}): {}; raise max-results or narrow path]",
+                lines.max_results,
+                left_out.join(", ")
             ));
         }
         Ok(())
@@ -205,6 +279,8 @@ struct Lines {
     /// Definition and reference lines shown.
     shown: u64,
     max_results: u64,
+    /// The notice of the references `max-results` left out.
+    left_out: Option<String>,
 }
 
 impl Lines {
@@ -276,7 +352,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Finder,
         "symbols",
         "Find definitions and uses",
-        "Finds where a name is defined below path (default the root) and, unless references is false, the lines that use it: 'path:line: text', definitions first, from the same parse as map. name is one identifier as the code spells it; 'Type::method' or 'Class.method' narrows to members of that type. Stops after max-results lines.",
+        "Finds where a name is defined below path (default the root) and, unless references is false, every line of code that uses it (imports, calls, types, paths, bases, values; not comments or strings): definitions as 'path:line: text', then uses as 'path:line: [kind] text'. name is one identifier as the code spells it; 'Type::method' or 'Class.method' narrows to members of that type. Stops after max-results lines.",
         object_schema(
             vec![
                 ("name", json!({"type": "string"})),

@@ -125,4 +125,6 @@ pub struct FileTags {
     /// Module names this file imports whose defining file can be found by path (Raku
     /// `use Foo::Bar` → `lib/Foo/Bar.rakumod`); edges to those files.
     pub imports: Vec<String>,
+    /// The file's vocabulary: which words it holds anywhere (see [`super::uses::words`]).
+    pub words: Vec<u32>,
 }

@@ -4,7 +4,9 @@
 
 use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
+use super::tags::language_of;
 use super::tags::line_text;
+use super::uses::{UseKind, holds, uses};
 use super::{Fs, FsError, Language, Place, mappable};
 use crate::root::{FileEntry, NotApplied, RelPath, RootError};
 
@@ -33,10 +35,30 @@ pub struct FoundDefinition {
 pub struct FoundFile {
     /// The file as the walk found it.
     pub entry: FileEntry,
+    /// Its language.
+    pub language: Language,
     /// Its definitions of the name, in line order.
     pub definitions: Vec<FoundDefinition>,
-    /// Lines referring to the name (other than its definition lines), in order.
+    /// Lines the tags query tags as referring to the name (other than its definition lines),
+    /// in order: a Raku file's references, which no grammar finds, and the lines a file
+    /// that cannot be parsed again still shows.
     pub references: Vec<u32>,
+    /// The file's vocabulary holds the name: [`Fs::uses_in`] reads it for every use.
+    pub mentions: bool,
+    /// The lines defining the name (whatever its container): no line of use.
+    pub defining: Vec<u32>,
+}
+
+/// One line using the name: its number, the kinds of its uses (strongest first, distinct) and
+/// its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseLine {
+    /// 1-based line.
+    pub line: u32,
+    /// What the line's uses do with the name.
+    pub kinds: Vec<UseKind>,
+    /// The line as written (see [`super::tags::line_text`]).
+    pub text: String,
 }
 
 impl Wanted<'_> {
@@ -102,9 +124,9 @@ impl Fs {
         let parsed = parse_all(self.root(), &mut cache, &walked.files)?;
         lookup.read = parsed.files.len();
         lookup.not_built_in = parsed.not_built_in;
-        let Some(member) = cache.names.get(wanted.member) else {
-            return Ok(lookup);
-        };
+        // A name no parse interned is defined nowhere and tagged nowhere; a file may still use
+        // it (a builtin's name, a name defined outside the scope).
+        let member = cache.names.get(wanted.member);
         let container = wanted.container.map(|c| cache.names.get(c));
         // A member defined out of line spells its container in its own line (C++'s
         // `void Type::member()`).
@@ -113,7 +135,7 @@ impl Fs {
             let definitions: Vec<FoundDefinition> = symbols
                 .definitions
                 .iter()
-                .filter(|d| d.name == member)
+                .filter(|d| Some(d.name) == member)
                 .filter(|d| match container {
                     None => true,
                     Some(id) => {
@@ -127,22 +149,35 @@ impl Fs {
                     place: d.place,
                 })
                 .collect();
-            let lines: Vec<u32> = if references {
-                referring_lines(
+            let entry = &walked.files[*i];
+            let Some(language) = language_of(&entry.path) else {
+                continue;
+            };
+            let lines: Vec<u32> = match member {
+                Some(member) if references => referring_lines(
                     symbols.lines_referring_to(member),
                     &symbols.definitions,
                     member,
-                )
-            } else {
-                Vec::new()
+                ),
+                _ => Vec::new(),
             };
-            if definitions.is_empty() && lines.is_empty() {
+            let mentions = references && holds(&symbols.words, wanted.member);
+            if definitions.is_empty() && lines.is_empty() && !mentions {
                 continue;
             }
+            let defining = symbols
+                .definitions
+                .iter()
+                .filter(|d| Some(d.name) == member)
+                .map(|d| d.line)
+                .collect();
             lookup.files.push(FoundFile {
-                entry: walked.files[*i].clone(),
+                entry: entry.clone(),
+                language,
                 definitions,
                 references: lines,
+                mentions,
+                defining,
             });
         }
         Ok(lookup)
@@ -169,30 +204,65 @@ fn referring_lines(
 }
 
 impl Fs {
-    /// The text of each referring line of `file` (see [`super::tags::line_text`]); `None`
-    /// when the file cannot be read as the walk saw it (it changed since). The call's
-    /// deadline or cancellation ends the call.
-    pub(in crate::fs) fn referring_texts(
+    /// Every line of `file` using the name `member`, in order, other than its definition
+    /// lines: from its syntax tree (see [`super::uses`]), or, for Raku and a file that cannot
+    /// be parsed again, the lines its tags name (as values). `None` when the file cannot be
+    /// read as the walk saw it (it changed since). The call's deadline or cancellation ends
+    /// the call.
+    pub(in crate::fs) fn uses_in(
         &self,
         file: &FoundFile,
-    ) -> Result<Option<Vec<String>>, FsError> {
+        member: &str,
+    ) -> Result<Option<Vec<UseLine>>, FsError> {
         let Some(source) = read_source(self.root(), &file.entry)? else {
             return Ok(None);
         };
+        let found = match file.language {
+            Language::Raku => None,
+            language => uses(language, &source, member),
+        };
+        crate::root::check_deadline()?;
+        let found = found.unwrap_or_else(|| {
+            file.references
+                .iter()
+                .map(|&line| super::uses::Use {
+                    line,
+                    kind: UseKind::Value,
+                })
+                .collect()
+        });
+        let mut lines: Vec<UseLine> = Vec::new();
+        for found in found {
+            if file.defining.contains(&found.line) {
+                continue;
+            }
+            match lines.last_mut() {
+                Some(last) if last.line == found.line => {
+                    if !last.kinds.contains(&found.kind) {
+                        last.kinds.push(found.kind);
+                        last.kinds.sort_unstable();
+                    }
+                }
+                _ => lines.push(UseLine {
+                    line: found.line,
+                    kinds: vec![found.kind],
+                    text: String::new(),
+                }),
+            }
+        }
         let mut starts =
             std::iter::once(0).chain(memchr::memchr_iter(b'\n', &source).map(|i| i + 1));
         let (mut start, mut at) = (0, 0u32);
-        let mut texts = Vec::with_capacity(file.references.len());
-        for &line in &file.references {
-            while at < line {
+        for line in &mut lines {
+            while at < line.line {
                 match starts.next() {
                     Some(next) => start = next,
                     None => return Ok(None),
                 }
                 at += 1;
             }
-            texts.push(line_text(&source, start));
+            line.text = line_text(&source, start);
         }
-        Ok(Some(texts))
+        Ok(Some(lines))
     }
 }

@@ -57,6 +57,7 @@ pub mod rank;
 pub mod render;
 pub mod symbols;
 pub mod tags;
+pub mod uses;
 
 use super::answer::{answer_budget, rules_not_applied};
 use super::locate::FsPath;

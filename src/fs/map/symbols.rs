@@ -88,6 +88,8 @@ pub struct Symbols {
     pub reference_lines: Vec<(NameId, u32)>,
     /// Modules imported by path (Raku), distinct.
     pub imports: Vec<Box<str>>,
+    /// The file's vocabulary (see [`super::uses::words`]): whether a lookup reads it again.
+    pub words: Box<[u32]>,
 }
 
 impl Symbols {
@@ -136,6 +138,7 @@ impl Symbols {
             references,
             reference_lines,
             imports,
+            words: tags.words.as_slice().into(),
         }
     }
 
@@ -190,6 +193,7 @@ mod tests {
             references: ["x", "a", "x", "x"].map(String::from).to_vec(),
             reference_lines: vec![4, 4, 5, 4],
             imports: ["M", "M"].map(String::from).to_vec(),
+            words: Vec::new(),
         };
         let mut names = Interner::default();
         let symbols = Symbols::new(&tags, &mut names);

@@ -80,7 +80,7 @@ pub fn extract_bounded(language: Language, source: &[u8], stop: &AtomicUsize) ->
 
 /// Whether brackets (`(`, `[`, `{`, counted in strings and comments too, which only errs on
 /// the side of skipping) ever nest deeper than `limit`.
-fn nests_deeper(source: &[u8], limit: usize) -> bool {
+pub(super) fn nests_deeper(source: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
     for &byte in source {
         match byte {
@@ -101,6 +101,13 @@ fn nests_deeper(source: &[u8], limit: usize) -> bool {
 /// polls the flag while it parses and matches.
 #[must_use]
 pub fn extract_until(language: Language, source: &[u8], cancel: Option<&AtomicUsize>) -> FileTags {
+    let mut tags = extract_tags(language, source, cancel);
+    tags.words = super::uses::words(source);
+    tags
+}
+
+/// [`extract_until`] without the vocabulary.
+fn extract_tags(language: Language, source: &[u8], cancel: Option<&AtomicUsize>) -> FileTags {
     if language == Language::Raku {
         return catch_unwind(|| super::raku::scan(source)).unwrap_or_default();
     }

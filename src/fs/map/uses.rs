@@ -1,0 +1,471 @@
+//! Every use of one name in a file's code, with what kind of use it is: the references
+//! `symbols` lists.
+//!
+//! The tags queries that rank the map tag calls and a few type uses; a rename needs every
+//! use. So a parse keeps each file's vocabulary ([`words`]: the hashes of the identifier-like
+//! words in it, comments and strings included, a superset), and a lookup reads again only
+//! the files whose vocabulary holds the name. There [`uses`] finds each occurrence of the name
+//! as a whole word, asks the file's syntax tree for the smallest node spanning it, and keeps
+//! it when that node is an identifier (not a comment, a string or a preprocessor line), then
+//! names its kind from the nodes around it ([`UseKind`]).
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::Language;
+use super::tags::{MAX_NESTING, MAX_PARSE_BYTES, grammar, nests_deeper};
+
+/// What a use of a name does with it, as a reader of the line would say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum UseKind {
+    /// Imported: `use a::Name;`, `from a import Name`, `import { Name }`.
+    Import,
+    /// In a decorator, attribute or annotation: `@Name`, `#[Name]`.
+    Decorator,
+    /// A base class or interface, or the trait an `impl` implements.
+    Base,
+    /// Called or constructed: `Name(…)`, `x.Name(…)`, `new Name(…)`, `Name!(…)`, `Name { … }`.
+    Call,
+    /// In a type position: an annotation, a parameter or field type, a generic argument.
+    Type,
+    /// Part of a path: the qualifier of `Name::x` or `Name.x`, or the member named by
+    /// `module.Name` or `Type::Name`.
+    Path,
+    /// Any other use: a value read, assigned or passed (`isinstance(x, Name)`).
+    Value,
+}
+
+impl UseKind {
+    /// The kind as an answer names it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UseKind::Import => "import",
+            UseKind::Decorator => "decorator",
+            UseKind::Base => "base",
+            UseKind::Call => "call",
+            UseKind::Type => "type",
+            UseKind::Path => "path",
+            UseKind::Value => "value",
+        }
+    }
+}
+
+/// One use: its 1-based line and kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Use {
+    /// 1-based line.
+    pub line: u32,
+    /// What the use does with the name.
+    pub kind: UseKind,
+}
+
+/// Whether `c` continues an identifier-like word (`_`, `$`, letters, digits, combining marks).
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(c, '_' | '$')
+        || unicode_normalization::char::is_combining_mark(c)
+}
+
+/// The word a name is found by: a Ruby sigil (`@name`) or suffix (`empty?`) is not part of it.
+fn core(name: &str) -> &str {
+    let body = name.trim_start_matches('@');
+    body.strip_suffix(['?', '!', '=']).unwrap_or(body)
+}
+
+/// The hash a vocabulary keeps for `word` (FNV-1a: short keys, no state, stable). 32 bits
+/// keep a vocabulary small; a false hit only costs reading one file again.
+#[must_use]
+pub fn word_hash(word: &str) -> u32 {
+    core(word).bytes().fold(0x811c_9dc5, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The file's vocabulary: the sorted, distinct [`word_hash`]es of its identifier-like words,
+/// comments and strings included (a superset of its code's identifiers). Text that is not
+/// UTF-8 holds no words.
+#[must_use]
+pub fn words(source: &[u8]) -> Vec<u32> {
+    let Ok(text) = std::str::from_utf8(source) else {
+        return Vec::new();
+    };
+    let mut hashes = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        match (word_char(c), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                hashes.push(word_hash(&text[from..at]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        hashes.push(word_hash(&text[from..]));
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// Whether a vocabulary from [`words`] holds `name`.
+#[must_use]
+pub fn holds(vocabulary: &[u32], name: &str) -> bool {
+    vocabulary.binary_search(&word_hash(name)).is_ok()
+}
+
+/// The byte offsets where `name` stands as a whole word in `source`.
+fn occurrences<'s>(
+    language: Language,
+    source: &'s [u8],
+    name: &'s str,
+) -> impl Iterator<Item = usize> + 's {
+    let text = std::str::from_utf8(source).unwrap_or_default();
+    memchr::memmem::find_iter(source, name.as_bytes()).filter(move |&at| {
+        let before = text.get(..at).and_then(|t| t.chars().next_back());
+        let after = text.get(at + name.len()..).and_then(|t| t.chars().next());
+        let starts_word = name.starts_with(word_char);
+        let ends_word = name.ends_with(word_char);
+        let inside_a_word = (starts_word && before.is_some_and(word_char))
+            || (ends_word && after.is_some_and(word_char));
+        // A Ruby `@@name` or `@name` is another name than `name`.
+        let sigil = language == Language::Ruby && before == Some('@') && !name.starts_with('@');
+        !inside_a_word && !sigil
+    })
+}
+
+/// Every use of `name` in `source`, in order, one per occurrence; `None` when the file is
+/// not parsed (no grammar in this build, brackets nested deeper than [`MAX_NESTING`], a parse
+/// holding more than [`MAX_PARSE_BYTES`], or the call's deadline or cancellation). Raku,
+/// which has no grammar, answers `None` too.
+#[must_use]
+pub fn uses(language: Language, source: &[u8], name: &str) -> Option<Vec<Use>> {
+    if name.is_empty() || std::str::from_utf8(source).is_err() {
+        return Some(Vec::new());
+    }
+    let mut found = occurrences(language, source, name).peekable();
+    if found.peek().is_none() {
+        return Some(Vec::new());
+    }
+    let tree = parse(language, source)?;
+    let root = tree.root_node();
+    let mut line = Lines::new(source);
+    Some(
+        found
+            .filter_map(|at| {
+                let node = root.descendant_for_byte_range(at, at + name.len())?;
+                let exact = node.start_byte() == at && node.end_byte() == at + name.len();
+                (exact && identifier(&node)).then(|| Use {
+                    line: line.at(at),
+                    kind: kind_of(node),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Parses `source`, within the map's bounds; stops at the call's deadline or cancellation.
+fn parse(language: Language, source: &[u8]) -> Option<Tree> {
+    if nests_deeper(source, MAX_NESTING) {
+        return None;
+    }
+    let grammar = grammar(language)?;
+    let mut parser = Parser::new();
+    parser.set_language(&grammar.language).ok()?;
+    let over = AtomicUsize::new(0);
+    let tree = super::memory::watch(&over, MAX_PARSE_BYTES, || {
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if over.load(Ordering::Relaxed) != 0 || crate::root::check_deadline().is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+        let len = source.len();
+        parser.parse_with_options(
+            &mut |at, _| if at < len { &source[at..] } else { &[] },
+            None,
+            Some(options),
+        )
+    });
+    tree.filter(|_| over.load(Ordering::Relaxed) == 0)
+}
+
+/// 1-based line numbers of byte offsets given in increasing order.
+struct Lines<'s> {
+    source: &'s [u8],
+    at: usize,
+    line: u32,
+}
+
+impl<'s> Lines<'s> {
+    fn new(source: &'s [u8]) -> Self {
+        Lines {
+            source,
+            at: 0,
+            line: 1,
+        }
+    }
+
+    fn at(&mut self, offset: usize) -> u32 {
+        let newlines = memchr::memchr_iter(b'\n', &self.source[self.at..offset]).count();
+        self.line += u32::try_from(newlines).unwrap_or(u32::MAX);
+        self.at = offset;
+        self.line
+    }
+}
+
+/// Whether a node is an identifier of code: a named leaf whose kind names an identifier (or a
+/// grammar's equivalent), never a comment, a string's content or a preprocessor argument.
+fn identifier(node: &Node<'_>) -> bool {
+    let kind = node.kind();
+    node.is_named()
+        && (kind.contains("identifier")
+            || matches!(
+                kind,
+                "name" | "constant" | "metavariable" | "instance_variable" | "variable_name"
+            ))
+}
+
+/// Imports, of every grammar: the name anywhere inside one is imported.
+const IMPORTS: &[&str] = &[
+    "use_declaration",
+    "extern_crate_declaration",
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "import_declaration",
+    "import_spec",
+    "using_directive",
+    "using_declaration",
+    "import_header",
+    "namespace_use_declaration",
+];
+
+/// Decorators, attributes and annotations.
+const DECORATORS: &[&str] = &[
+    "decorator",
+    "attribute_item",
+    "inner_attribute_item",
+    "annotation",
+    "marker_annotation",
+    "attribute_list",
+];
+
+/// Lists of base classes and interfaces.
+const BASES: &[&str] = &[
+    "superclass",
+    "super_interfaces",
+    "extends_interfaces",
+    "class_heritage",
+    "extends_clause",
+    "implements_clause",
+    "extends_type_clause",
+    "base_list",
+    "base_class_clause",
+    "delegation_specifier",
+    "inheritance_specifier",
+    "base_clause",
+    "class_interface_clause",
+];
+
+/// Calls and constructions, each with the field holding what is called.
+const CALLS: &[(&str, &str)] = &[
+    ("call_expression", "function"),
+    ("call", "function"),
+    ("call", "method"),
+    ("method_invocation", "name"),
+    ("invocation_expression", "function"),
+    ("new_expression", "constructor"),
+    ("object_creation_expression", "type"),
+    ("macro_invocation", "macro"),
+    ("struct_expression", "name"),
+    ("composite_literal", "type"),
+];
+
+/// Paths, each with the field holding their last segment (the member a path names); any other
+/// child is a qualifier.
+const PATHS: &[(&str, &str)] = &[
+    ("scoped_identifier", "name"),
+    ("scoped_type_identifier", "name"),
+    ("field_expression", "field"),
+    ("attribute", "attribute"),
+    ("member_expression", "property"),
+    ("selector_expression", "field"),
+    ("field_access", "field"),
+    ("member_access_expression", "name"),
+    ("qualified_identifier", "name"),
+    ("qualified_type", "name"),
+    ("qualified_name", "name"),
+    ("nested_identifier", "property"),
+    ("nested_type_identifier", "name"),
+    ("scope_resolution", "name"),
+    ("method_invocation", "name"),
+];
+
+/// Type positions whose leaves are not type identifiers (Python's annotations, TypeScript's
+/// annotations and arguments).
+const TYPE_CONTEXTS: &[&str] = &["type", "type_annotation", "type_arguments", "generic_type"];
+
+/// How far up a use is looked at: enough for a nested import list or a decorated call.
+const MAX_CLIMB: usize = 24;
+
+/// Whether `child` is `parent`'s `field`.
+fn is_field(parent: &Node<'_>, field: &str, child: &Node<'_>) -> bool {
+    parent
+        .child_by_field_name(field)
+        .is_some_and(|f| f.id() == child.id())
+}
+
+/// The kind of the use at the identifier `node`: what the nodes around it make of it, the
+/// strongest first (an import, a decorator, a base, a call, a type, a path, a value).
+fn kind_of(node: Node<'_>) -> UseKind {
+    let mut kinds = Vec::new();
+    if node.kind().contains("type") {
+        kinds.push(UseKind::Type);
+    }
+    let mut current = node;
+    // Still on the called chain: the name itself, or the last segment of a path ending in it.
+    let mut callee = true;
+    for _ in 0..MAX_CLIMB {
+        let Some(parent) = current.parent() else {
+            break;
+        };
+        let kind = parent.kind();
+        if IMPORTS.contains(&kind) {
+            return UseKind::Import;
+        }
+        if DECORATORS.contains(&kind) {
+            kinds.push(UseKind::Decorator);
+        }
+        if BASES.contains(&kind)
+            || (kind == "class_definition" && is_field(&parent, "superclasses", &current))
+            || (kind == "impl_item" && is_field(&parent, "trait", &current))
+        {
+            kinds.push(UseKind::Base);
+        }
+        if TYPE_CONTEXTS.contains(&kind) {
+            kinds.push(UseKind::Type);
+        }
+        if callee {
+            if CALLS
+                .iter()
+                .any(|(call, field)| *call == kind && is_field(&parent, field, &current))
+            {
+                kinds.push(UseKind::Call);
+                callee = false;
+            } else if let Some((_, last)) = PATHS.iter().find(|(path, _)| *path == kind) {
+                kinds.push(UseKind::Path);
+                callee = is_field(&parent, last, &current);
+            } else if !matches!(
+                kind,
+                "generic_function" | "type_arguments" | "parenthesized_expression"
+            ) {
+                callee = false;
+            }
+        }
+        current = parent;
+    }
+    kinds.into_iter().min().unwrap_or(UseKind::Value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(language: Language, source: &str, name: &str) -> Vec<(u32, &'static str)> {
+        uses(language, source.as_bytes(), name)
+            .expect("parsed")
+            .into_iter()
+            .map(|u| (u.line, u.kind.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn vocabulary_holds_every_word() {
+        let vocabulary =
+            words("use crate::flags::Mode; // café\nlet é = parse_rfc3339(x);".as_bytes());
+        for word in [
+            "use",
+            "crate",
+            "flags",
+            "Mode",
+            "café",
+            "é",
+            "parse_rfc3339",
+            "x",
+        ] {
+            assert!(holds(&vocabulary, word), "{word}");
+        }
+        assert!(!holds(&vocabulary, "rfc3339"));
+        assert!(holds(&words(b"@name = 1"), "@name"));
+        assert!(words(b"\xff\xfe").is_empty());
+    }
+
+    #[test]
+    fn rust_uses_by_kind() {
+        let source = "use crate::flags::Mode;\n\
+                      #[derive(Mode)]\n\
+                      fn f(m: Mode) -> Vec<Mode> {\n\
+                      \x20   let a = Mode::READ; // Mode in a comment\n\
+                      \x20   let b = Mode::from_bits(3);\n\
+                      \x20   let c = \"Mode\";\n\
+                      \x20   g(Mode);\n\
+                      \x20   Mode { bits: 1 }\n\
+                      }\n\
+                      impl Mode for X {}\n";
+        assert_eq!(
+            kinds(Language::Rust, source, "Mode"),
+            [
+                (1, "import"),
+                (2, "decorator"),
+                (3, "type"),
+                (3, "type"),
+                (4, "path"),
+                (5, "path"),
+                (7, "value"),
+                (8, "call"),
+                (10, "base"),
+            ]
+        );
+        assert_eq!(kinds(Language::Rust, source, "from_bits"), [(5, "call")]);
+    }
+
+    #[test]
+    fn python_uses_by_kind() {
+        let source = "from shapes import Shape\n\
+                      import shapes\n\
+                      class Circle(Shape):\n\
+                      \x20   pass\n\
+                      def f(x: list[Shape]) -> Shape:\n\
+                      \x20   \"\"\"Shape in a docstring.\"\"\"\n\
+                      \x20   if isinstance(x, shapes.Shape):\n\
+                      \x20       return Shape()\n\
+                      @Shape\n\
+                      def g(): pass\n";
+        assert_eq!(
+            kinds(Language::Python, source, "Shape"),
+            [
+                (1, "import"),
+                (3, "base"),
+                (5, "type"),
+                (5, "type"),
+                (7, "path"),
+                (8, "call"),
+                (9, "decorator"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_not_parsed_answers_none() {
+        let deep = format!("fn f() {{ {} }}", "(".repeat(MAX_NESTING + 1));
+        assert_eq!(uses(Language::Rust, deep.as_bytes(), "f"), None);
+        assert_eq!(uses(Language::Rust, b"fn g() {}", "f"), Some(Vec::new()));
+    }
+}
