@@ -6,8 +6,9 @@
 //! words in it, comments and strings included, a superset), and a lookup reads again only
 //! the files whose vocabulary holds the name. There [`uses`] finds each occurrence of the name
 //! as a whole word, asks the file's syntax tree for the smallest node spanning it, and keeps
-//! it when that node is an identifier (not a comment, a string or a preprocessor line), then
-//! names its kind from the nodes around it ([`UseKind`]).
+//! it when that node is an identifier (not a comment or a string; a C macro's body, which the
+//! grammar keeps as text, counts as code), then names its kind from the nodes around it
+//! ([`UseKind`]).
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -159,9 +160,17 @@ pub fn uses(language: Language, source: &[u8], name: &str) -> Option<Vec<Use>> {
             .filter_map(|at| {
                 let node = root.descendant_for_byte_range(at, at + name.len())?;
                 let exact = node.start_byte() == at && node.end_byte() == at + name.len();
-                (exact && identifier(&node)).then(|| Use {
+                let kind = if exact && identifier(&node) {
+                    kind_of(node)
+                } else if node.kind() == "preproc_arg" {
+                    // A C or C++ macro's body is code the grammar keeps as text.
+                    UseKind::Value
+                } else {
+                    return None;
+                };
+                Some(Use {
                     line: line.at(at),
-                    kind: kind_of(node),
+                    kind,
                 })
             })
             .collect(),
