@@ -861,3 +861,70 @@ fn a_tree_maps_the_same_whatever_was_mapped_before() {
         assert!(at("left") < at("right"), "{direct}");
     }
 }
+
+/// Queries in words: an identifier's words (snake, camel, digits) answer a query that names
+/// none of them whole, rarer words weigh more, and an exact identifier still leads.
+#[test]
+fn a_query_in_words_finds_the_identifiers_holding_them() {
+    // The three definitions the query is about, after twelve the rest of the tree uses.
+    let mut parse = String::new();
+    for i in 0..12 {
+        parse.push_str(&format!("pub fn helper_{i}() -> u64 {{\n    {i}\n}}\n\n"));
+    }
+    parse.push_str("pub fn parse_rfc3339(s: &str) -> u64 {\n    0\n}\n\npub fn parse_rfc3339_relaxed(s: &str) -> u64 {\n    parse_rfc3339(s)\n}\n\npub fn parse_from_rfc3339(s: &str) -> u64 {\n    parse_rfc3339(s)\n}\n");
+    let mut tree = Tree::new()
+        .file("src/time/parse.rs", &parse)
+        .file(
+            "lib/urllib/request.py",
+            "def urlopen(url):\n    return OpenerDirector().open(url)\n\n\nclass OpenerDirector:\n    def open(self, url):\n        return url\n",
+        )
+        .file(
+            "lib/urllib/redirects.py",
+            "class HTTPRedirectHandler:\n    def redirect_request(self, req):\n        return req\n\n\ndef max_redirections():\n    return 10\n",
+        );
+    // Files that every other file leans on, which lead an unsteered map.
+    for i in 0..6 {
+        tree = tree.file(
+            &format!("core/hub{i}.py"),
+            format!("def hub{i}(x):\n    return x\n\n\ndef request_parser{i}(x):\n    return x\n"),
+        );
+        tree = tree.file(
+            &format!("app/user{i}.py"),
+            format!("from core.hub{i} import hub{i}\n\nhub{i}(1)\nhub{i}(2)\n"),
+        );
+        let calls: String = (0..12).map(|h| format!("    helper_{h}();\n")).collect();
+        tree = tree.file(
+            &format!("src/user{i}.rs"),
+            format!("pub fn user_{i}() {{\n{calls}}}\n"),
+        );
+    }
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({"query": "rfc3339"}));
+    assert_eq!(files_of(&text)[0], "src/time/parse.rs", "{text}");
+    for line in [
+        "49: pub fn parse_rfc3339(s: &str) -> u64 {",
+        "53: pub fn parse_rfc3339_relaxed(s: &str) -> u64 {",
+        "57: pub fn parse_from_rfc3339(s: &str) -> u64 {",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    // The exact identifier leads; the files holding the other word follow, before the hubs.
+    let text = map(&mut server, json!({"query": "urlopen redirect"}));
+    assert_eq!(
+        files_of(&text)[..2],
+        ["lib/urllib/request.py", "lib/urllib/redirects.py"],
+        "{text}"
+    );
+    for line in [
+        "1: class HTTPRedirectHandler:",
+        "2:     def redirect_request(self, req):",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    // A name holding both words leads the names holding one; among those, the rarer word
+    // (`redirect`, in two names, against `request` in seven) leads.
+    let text = map(&mut server, json!({"query": "request redirect"}));
+    assert_eq!(files_of(&text)[0], "lib/urllib/redirects.py", "{text}");
+    let text = map(&mut server, json!({"query": "redirections parser"}));
+    assert_eq!(files_of(&text)[0], "lib/urllib/redirects.py", "{text}");
+}

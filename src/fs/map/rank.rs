@@ -15,21 +15,26 @@
 //! **The walk.** A personalized PageRank: damping [`DAMPING`], iterated until the scores move
 //! by less than [`TOLERANCE`] in total (at most [`MAX_ITERATIONS`] rounds). Every file starts
 //! with weight 1; a file whose path or one of whose defined names contains a `query` word
-//! (case-insensitive) is weighted [`QUERY_WEIGHT`] times, or [`IDENTIFIER_WEIGHT`] times when
-//! it defines an identifier the query names ([`identifier_key`]), a file at or below a `focus`
-//! path [`FOCUS_WEIGHT`] times (weights multiply). When any file is steered, the steered files
+//! (case-insensitive) is weighted [`QUERY_WEIGHT`] times, a file whose items hold the query's
+//! words ([`words_of`]: `parse_rfc3339` holds `rfc` and `3339`) from [`QUERY_WEIGHT`] up to
+//! [`IDENTIFIER_WEIGHT`] times by the share of them it holds, rarer words weighing more (see
+//! `word_scores`), or [`IDENTIFIER_WEIGHT`] times when it defines an identifier the query
+//! names ([`identifier_key`]), a file at or below a `focus` path [`FOCUS_WEIGHT`] times
+//! (weights multiply). When any file is steered, the steered files
 //! share [`STEERED_SHARE`] of the restarts by their weights and the others the rest evenly.
 //! The teleport and the mass of files with no outgoing edge follow those weights, so a file
 //! with no edges at all still ranks by its weight.
 //!
 //! **The order.** The files defining as an item an identifier the query spells exactly
 //! first, then the files defining an identifier the query names (as an item, when any file
-//! defines it as one), then the focused
+//! defines it as one), then the files by the best share of the query's words one of their
+//! items holds (in tenths), then the focused
 //! files and their neighbours (files defining a name a focused file refers to that at most
 //! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group by score (compared to
 //! 1e-12), ties by path.
 //!
-//! **The definitions shown.** A definition of a name the query names comes first. Otherwise a
+//! **The definitions shown.** A definition of a name the query names comes first, then one
+//! holding the query's words (the larger share first). Otherwise a
 //! definition's weight is the number of references to its name from other files divided by
 //! the number of files defining the name. A name that more than
 //! half of the files refer to is set aside (in maps of at least [`SET_ASIDE_MIN_FILES`]
@@ -81,6 +86,9 @@ pub const SET_ASIDE_MIN_FILES: usize = 10;
 pub const GENERIC_DEFINERS: usize = 5;
 /// What a reference to a generic name weighs, relative to any other.
 pub const GENERIC_WEIGHT: f64 = 0.1;
+/// The weight, for the definitions a file shows, of a name holding all the query's words
+/// (scaled by the share it holds): above any count of references.
+pub const WORDS_WEIGHT: f64 = 1e12;
 
 /// Method names of the standard traits and protocols, defined wherever a type implements
 /// one: a call to `fmt` or `next` says nothing about which file the caller depends on.
@@ -169,15 +177,16 @@ pub struct Steering {
     pub exact: Vec<String>,
     /// `focus` paths relative to the root (`""` is the root itself).
     pub focus: Vec<String>,
+    /// The query's words ([`words_of`] each item), distinct, in order.
+    pub words: Vec<String>,
 }
 
 impl Steering {
     /// Steering from the raw arguments: words and paths separated by spaces or commas.
     /// Focus paths must already be normalized by the caller.
     pub fn new(query: Option<&str>, focus: Vec<String>) -> Steering {
-        let mut exact: Vec<String> = split_list(query.unwrap_or_default())
-            .map(str::to_owned)
-            .collect();
+        let query_text = query.unwrap_or_default();
+        let mut exact: Vec<String> = split_list(query_text).map(str::to_owned).collect();
         let query: Vec<String> = exact.iter().map(|w| w.to_lowercase()).collect();
         if exact.len() > 1 {
             exact.push(exact.concat());
@@ -187,11 +196,19 @@ impl Steering {
             identifiers.push(identifier_key(&query.concat()));
         }
         identifiers.retain(|key| !key.is_empty());
+        let mut words: Vec<String> = Vec::new();
+        // From the items as written: a capital marks a word (`HTTPRedirect`).
+        for word in split_list(query_text).flat_map(words_of) {
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
         Steering {
             query,
             identifiers,
             exact,
             focus,
+            words,
         }
     }
 
@@ -213,6 +230,41 @@ pub fn identifier_key(name: &str) -> String {
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// The words of an identifier, lower-cased: split at every character that is not a letter or
+/// digit (`_`, `-`, `.`), between a lower-case letter and an upper-case one (`parseArgs`),
+/// before the last capital of a run followed by a lower-case letter (`HTTPRedirect` →
+/// `http`, `redirect`), and between letters and digits (`rfc3339` → `rfc`, `3339`).
+pub fn words_of(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        if let Some(&before) = i.checked_sub(1).and_then(|b| chars.get(b)) {
+            let next = chars.get(i + 1).copied();
+            let boundary = (before.is_lowercase() && c.is_uppercase())
+                || (before.is_uppercase()
+                    && c.is_uppercase()
+                    && next.is_some_and(char::is_lowercase))
+                || (before.is_alphabetic() && c.is_ascii_digit())
+                || (before.is_ascii_digit() && c.is_alphabetic());
+            if boundary && !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// The items of a space- or comma-separated list.
@@ -254,6 +306,14 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     let personalization = personalization(files, steering, &facts);
     let scores = graph.pagerank(&personalization);
     let named = |name| facts.has(name, NAMED);
+    let steered = |name| {
+        if named(name) {
+            Some(f64::INFINITY)
+        } else {
+            let score = facts.word_score(name);
+            (score > 0.0).then(|| WORDS_WEIGHT * f64::from(score))
+        }
+    };
     let near = neighbourhood(files, &steering.focus);
     // A name defined as an item somewhere leads with those files only, not with a file whose
     // function body or tests declare the same name.
@@ -273,19 +333,25 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             .any(|d| d.place == Place::Item && facts.has(d.name, SPELLED))
     };
     // The files defining an identifier the query spells exactly lead, then those defining one
-    // it names, then the focused files and the files they depend on, then the rest, each group
-    // by score.
-    let mut ranked: Vec<((bool, bool, bool), RankedFile)> = files
+    // it names, then those whose items hold the most of the query's words (rarer words
+    // weighing more), then the focused files and the files they depend on, then the rest,
+    // each group by score.
+    let mut ranked: Vec<((bool, bool, u8, bool), RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| {
-            let group = (spells(file.symbols), defines_named(file.symbols), near[b]);
+            let group = (
+                spells(file.symbols),
+                defines_named(file.symbols),
+                word_group(facts.file_word_score(file.symbols)),
+                near[b],
+            );
             let test_file = test_path(file.path);
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
-                definitions: graph.choose(file.symbols, &named, &|d| {
+                definitions: graph.choose(file.symbols, &steered, &|d| {
                     test_file || seldom_looked_up(names.name(d.name), &d.text, d.place)
                 }),
             };
@@ -385,6 +451,8 @@ fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
 struct QueryFacts {
     /// Per interned name: [`COMPUTED`] and which of [`NAMED`], [`SPELLED`], [`HAS_WORD`] hold.
     flags: Vec<u8>,
+    /// Per interned name: how much of the query's words it holds ([`QueryFacts::word_score`]).
+    word_scores: Vec<f32>,
 }
 
 const COMPUTED: u8 = 1;
@@ -399,7 +467,10 @@ impl QueryFacts {
     fn new(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> QueryFacts {
         let mut flags = vec![0u8; names.len()];
         if steering.query.is_empty() {
-            return QueryFacts { flags };
+            return QueryFacts {
+                flags,
+                word_scores: Vec::new(),
+            };
         }
         for file in files {
             for d in &file.symbols.definitions {
@@ -421,12 +492,86 @@ impl QueryFacts {
                     };
             }
         }
-        QueryFacts { flags }
+        let word_scores = word_scores(files, steering, names);
+        QueryFacts { flags, word_scores }
     }
 
     fn has(&self, name: NameId, fact: u8) -> bool {
         self.flags.get(name.index()).is_some_and(|f| f & fact != 0)
     }
+
+    /// The share of the query's words (each weighed by its rarity among the tree's item
+    /// names) that the words of `name` hold: 0 for none, 1 for all.
+    fn word_score(&self, name: NameId) -> f32 {
+        self.word_scores.get(name.index()).copied().unwrap_or(0.0)
+    }
+
+    /// The best [`QueryFacts::word_score`] among a file's items.
+    fn file_word_score(&self, symbols: &Symbols) -> f32 {
+        symbols
+            .definitions
+            .iter()
+            .filter(|d| d.place == Place::Item)
+            .map(|d| self.word_score(d.name))
+            .fold(0.0, f32::max)
+    }
+}
+
+/// Per interned name defined as an item, the share of the query's words its words hold, each
+/// query word weighing `ln(1 + N / n)` for `N` distinct item names, `n` of them holding the
+/// word (a word no name holds weighs as if one did).
+fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<f32> {
+    let mut scores = vec![0.0f32; names.len()];
+    if steering.words.is_empty() {
+        return scores;
+    }
+    // Which query words each distinct item name holds, as a bit set (the first 32 words).
+    let mut held: HashMap<NameId, u32> = HashMap::new();
+    for file in files {
+        for d in &file.symbols.definitions {
+            if d.place != Place::Item || held.contains_key(&d.name) {
+                continue;
+            }
+            let words = words_of(names.name(d.name));
+            let bits = steering
+                .words
+                .iter()
+                .take(32)
+                .enumerate()
+                .filter(|(_, w)| words.contains(w))
+                .fold(0u32, |bits, (i, _)| bits | (1 << i));
+            held.insert(d.name, bits);
+        }
+    }
+    let total = held.len().max(1) as f64;
+    let weights: Vec<f64> = (0..steering.words.len().min(32))
+        .map(|i| {
+            let holding = held.values().filter(|bits| *bits & (1 << i) != 0).count();
+            (1.0 + total / holding.max(1) as f64).ln()
+        })
+        .collect();
+    let whole: f64 = weights.iter().sum();
+    for (name, bits) in held {
+        if bits == 0 {
+            continue;
+        }
+        let got: f64 = weights
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .map(|(_, w)| w)
+            .sum();
+        if let Some(slot) = scores.get_mut(name.index()) {
+            *slot = (got / whole) as f32;
+        }
+    }
+    scores
+}
+
+/// The rank group of a file's best word score: tenths, so that a file holding all the
+/// query's words leads one holding the rarer half, and float noise never decides.
+fn word_group(score: f32) -> u8 {
+    (score * 10.0).round() as u8
 }
 
 /// Per file, whether it is at or below a focus path, or defines a name such a file refers to
@@ -479,8 +624,12 @@ fn personalization(files: &[MapFile<'_>], steering: &Steering, facts: &QueryFact
             let mut weight = 1.0;
             if !steering.query.is_empty() {
                 let defines = |fact| file.symbols.defined.iter().any(|&n| facts.has(n, fact));
+                let words = f64::from(facts.file_word_score(file.symbols));
                 if defines(NAMED) {
                     weight *= IDENTIFIER_WEIGHT;
+                } else if words > 0.0 {
+                    // From QUERY_WEIGHT for a few common words to IDENTIFIER_WEIGHT for all.
+                    weight *= QUERY_WEIGHT * (IDENTIFIER_WEIGHT / QUERY_WEIGHT).powf(words);
                 } else if defines(HAS_WORD) || {
                     let path = file.path.to_lowercase();
                     steering

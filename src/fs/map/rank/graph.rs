@@ -233,14 +233,15 @@ impl Graph {
         rank
     }
 
-    /// The definitions a file shows, heaviest first; a definition of a name the query names
-    /// (`named`) comes before all others (an incidental one after those that are not) and is
-    /// never set aside; an `incidental` one weighs less than any other (`-1 / (1 +
-    /// references)`), so it is shown only when nothing better fits.
+    /// The definitions a file shows, heaviest first; a definition of a name the query steers
+    /// to (`steered` gives its weight: infinite for a name the query names, above any count
+    /// of references for one holding its words) comes before all others (an incidental one
+    /// after those that are not) and is never set aside; an `incidental` one weighs less than
+    /// any other (`-1 / (1 + references)`), so it is shown only when nothing better fits.
     pub(super) fn choose(
         &self,
         symbols: &Symbols,
-        named: &impl Fn(NameId) -> bool,
+        steered: &impl Fn(NameId) -> Option<f64>,
         incidental: &impl Fn(&DefinitionLine) -> bool,
     ) -> Vec<Shown> {
         // `None` for a name no file defines as an item (only nested or test definitions).
@@ -255,8 +256,8 @@ impl Graph {
                 && local(name).is_some_and(|l| self.referrers[l] as usize * 2 > self.files)
         };
         let weigh = |name| -> f64 {
-            if named(name) {
-                return f64::INFINITY;
+            if let Some(weight) = steered(name) {
+                return weight;
             }
             let Some(l) = local(name).filter(|&l| self.totals[l] > 0) else {
                 return 0.0;
@@ -268,7 +269,7 @@ impl Graph {
         let mut candidates: Vec<(f64, &DefinitionLine)> = symbols
             .definitions
             .iter()
-            .filter(|d| all_set_aside || named(d.name) || !set_aside(d.name))
+            .filter(|d| all_set_aside || steered(d.name).is_some() || !set_aside(d.name))
             .map(|d| {
                 let weight = weigh(d.name);
                 if !incidental(d) {

@@ -389,3 +389,22 @@ fn a_named_item_is_shown_before_a_named_nested_definition() {
     let lines: Vec<u32> = ranked[0].definitions.iter().map(|d| d.line).collect();
     assert_eq!(lines, [10, 5]);
 }
+
+#[test]
+fn identifiers_split_into_their_words() {
+    for (name, words) in [
+        ("parse_rfc3339", &["parse", "rfc", "3339"][..]),
+        ("parseFromRfc3339", &["parse", "from", "rfc", "3339"]),
+        ("HTTPRedirectHandler", &["http", "redirect", "handler"]),
+        ("redirect_request", &["redirect", "request"]),
+        ("__init__", &["init"]),
+        ("is-prime", &["is", "prime"]),
+        ("URL", &["url"]),
+        ("utf8Decode", &["utf", "8", "decode"]),
+        ("Café_au_lait", &["café", "au", "lait"]),
+    ] {
+        assert_eq!(words_of(name), words, "{name}");
+    }
+    let steering = Steering::new(Some("urlopen, HTTPRedirect"), Vec::new());
+    assert_eq!(steering.words, ["urlopen", "http", "redirect"]);
+}
