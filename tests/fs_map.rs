@@ -40,7 +40,7 @@ fn polyglot() -> Tree {
         )
         .file(
             "web/view.ts",
-            "export function render(x: number): number {\n  return frobnicate(x) + helper(x);\n}\n",
+            "import { frobnicate } from '../core/hub';\nimport { helper } from '../lib/util';\n\nexport function render(x: number): number {\n  return frobnicate(x) + helper(x);\n}\n",
         )
         .file(
             "native/worker.rs",
@@ -85,7 +85,7 @@ native/worker.rs:
    1: pub fn run() -> i32 {
 
 web/view.ts:
-   1: export function render(x: number): number {
+   4: export function render(x: number): number {
 
 [mapped 5 files (2 skipped: unsupported/binary/too-large), 7 definitions; ranked by references; passed over 2 directories their marker files name as caches or virtualenvs: 'env' (pyvenv.cfg), 'target' (CACHEDIR.TAG); give one as path to include it]";
 
@@ -927,4 +927,49 @@ fn a_query_in_words_finds_the_identifiers_holding_them() {
     assert_eq!(files_of(&text)[0], "lib/urllib/redirects.py", "{text}");
     let text = map(&mut server, json!({"query": "redirections parser"}));
     assert_eq!(files_of(&text)[0], "lib/urllib/redirects.py", "{text}");
+}
+
+/// Rank by references that resolve: a call of a builtin (`str(x)`, `enumerate(…)`,
+/// `s.startswith(…)`) or of a name a Python file neither imports nor defines credits no
+/// same-named definition elsewhere, and an anonymous Rust item is no definition.
+#[test]
+fn only_references_that_resolve_rank_a_definition() {
+    let mut tree = Tree::new()
+        .file(
+            "lib/userstring.py",
+            "class UserString:\n    def startswith(self, prefix):\n        return False\n",
+        )
+        .file("lib/locale.py", "def str(value):\n    return value\n")
+        .file("lib/threading.py", "def enumerate():\n    return []\n")
+        .file("lib/socket.py", "def type():\n    return 1\n")
+        .file("lib/orphan.py", "def helper():\n    return 1\n")
+        .file(
+            "lib/core.py",
+            "def load_config(path):\n    return path\n",
+        )
+        .file(
+            "src/checks.rs",
+            "const _: () = assert!(true);\nconst _: () = assert!(1 > 0);\n\npub fn checked() -> bool {\n    true\n}\n",
+        );
+    for i in 0..8 {
+        tree = tree.file(
+            &format!("app/user{i}.py"),
+            format!(
+                "from lib.core import load_config\n\n\ndef run{i}(items):\n    for n, item in enumerate(items):\n        if str(item).startswith('x') and type(item):\n            helper()\n    return load_config(str(n))\n"
+            ),
+        );
+    }
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({}));
+    assert_eq!(files_of(&text)[0], "lib/core.py", "{text}");
+    assert!(!text.contains("const _"), "{text}");
+    let first_builtin = files_of(&text)
+        .iter()
+        .position(|f| {
+            ["userstring", "locale", "threading", "socket", "orphan"]
+                .iter()
+                .any(|m| f.contains(m))
+        })
+        .expect("the shadowing modules are still mapped");
+    assert!(first_builtin >= 2, "{text}");
 }

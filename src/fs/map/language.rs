@@ -127,4 +127,12 @@ pub struct FileTags {
     pub imports: Vec<String>,
     /// The file's vocabulary: which words it holds anywhere (see [`super::uses::words`]).
     pub words: Vec<u32>,
+    /// Whether each of `references` is a bare name (`helper()`) rather than a member
+    /// (`x.helper()`, `Type::helper()`), in the same order (empty where a scanner does not
+    /// tell).
+    pub bare: Vec<bool>,
+    /// Whether each of `references` may credit a definition in another file (not a builtin, and
+    /// in a language whose files import names, imported or defined), in the same order; empty
+    /// where all may.
+    pub credits: Vec<bool>,
 }

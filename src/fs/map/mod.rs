@@ -55,6 +55,7 @@ mod parse;
 mod raku;
 pub mod rank;
 pub mod render;
+mod resolve;
 pub mod symbols;
 pub mod tags;
 pub mod uses;
@@ -463,7 +464,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, text: &[u8]| std::fs::write(dir.path().join(name), text).unwrap();
         write("hub.py", b"def frobnicate(value):\n    pass\n");
-        write("cli.py", b"def main(argv):\n    frobnicate(argv)\n");
+        write(
+            "cli.py",
+            b"from hub import frobnicate\n\ndef main(argv):\n    frobnicate(argv)\n",
+        );
         write("lib.rs", b"pub fn helper() {}\n");
         write("notes.txt", b"not code\n");
         write("blob.py", b"def \xff(x):\n");
@@ -480,7 +484,10 @@ mod tests {
         assert_eq!(fs.map(&query).unwrap().text, first);
         assert_eq!(fs.map_parses(), 3);
         // Editing one file re-parses exactly that file.
-        write("cli.py", b"def main(args):\n    helper()\n    helper()\n");
+        write(
+            "cli.py",
+            b"from lib import helper\n\ndef main(args):\n    helper()\n    helper()\n",
+        );
         let after = fs.map(&query).unwrap().text;
         assert_eq!(fs.map_parses(), 4);
         assert!(after.starts_with("lib.rs:\n"), "{after}");

@@ -3,7 +3,10 @@
 //! **The graph.** One node per mapped file. File A has an edge to file B for every name A
 //! refers to that B defines as an item ([`Place::Item`]: a name declared in a function body or
 //! in test code is nothing another file can refer to; A ≠ B, a file's references to its own
-//! names add nothing), and for every Raku module A imports whose file B is (`use Foo::Bar` → a
+//! names add nothing), counting only the references that resolve (`resolve`: not a builtin
+//! or a builtin type's method unless A imports the name, and in Python, JavaScript and
+//! TypeScript not a bare name A neither imports nor defines; an anonymous item such as
+//! `const _` is no definition), and for every Raku module A imports whose file B is (`use Foo::Bar` → a
 //! `…/lib/Foo/Bar.rakumod`). A name's edge weight is `sqrt(references of that name in A) /
 //! (files defining the name)`: the square root keeps one file that calls a helper a hundred
 //! times from outweighing a hundred files that call it once, and the division shares a name

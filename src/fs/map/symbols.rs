@@ -82,7 +82,8 @@ pub struct Symbols {
     pub definitions: Vec<DefinitionLine>,
     /// The distinct names defined as items (what other files can refer to), sorted.
     pub defined: Vec<NameId>,
-    /// Each name referred to with its number of references, sorted by name id.
+    /// Each name referred to with its number of references, sorted by name id: only the
+    /// references that may credit another file's definition ([`FileTags::credits`]).
     pub references: Vec<(NameId, u32)>,
     /// Each name referred to with each line referring to it, sorted, one entry per line.
     pub reference_lines: Vec<(NameId, u32)>,
@@ -113,11 +114,18 @@ impl Symbols {
             .collect();
         defined.sort_unstable();
         defined.dedup();
-        let mut ids: Vec<NameId> = tags.references.iter().map(|r| names.intern(r)).collect();
-        let mut reference_lines: Vec<(NameId, u32)> = ids
+        let all: Vec<NameId> = tags.references.iter().map(|r| names.intern(r)).collect();
+        let mut reference_lines: Vec<(NameId, u32)> = all
             .iter()
             .copied()
             .zip(tags.reference_lines.iter().copied())
+            .collect();
+        // Only the references that may mean another file's definition are counted.
+        let mut ids: Vec<NameId> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| tags.credits.get(*i).copied().unwrap_or(true))
+            .map(|(_, &id)| id)
             .collect();
         reference_lines.sort_unstable();
         reference_lines.dedup();
@@ -193,7 +201,7 @@ mod tests {
             references: ["x", "a", "x", "x"].map(String::from).to_vec(),
             reference_lines: vec![4, 4, 5, 4],
             imports: ["M", "M"].map(String::from).to_vec(),
-            words: Vec::new(),
+            ..FileTags::default()
         };
         let mut names = Interner::default();
         let symbols = Symbols::new(&tags, &mut names);

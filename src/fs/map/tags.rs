@@ -103,6 +103,11 @@ pub(super) fn nests_deeper(source: &[u8], limit: usize) -> bool {
 pub fn extract_until(language: Language, source: &[u8], cancel: Option<&AtomicUsize>) -> FileTags {
     let mut tags = extract_tags(language, source, cancel);
     tags.words = super::uses::words(source);
+    if !tags.bare.is_empty() {
+        let defined = tags.definitions.iter().map(|d| d.name.as_str()).collect();
+        tags.credits =
+            super::resolve::credits(language, source, &tags.references, &tags.bare, &defined);
+    }
     tags
 }
 
@@ -212,6 +217,10 @@ fn tag_with(
     let mut tags = FileTags::default();
     let mut definitions = Vec::new();
     for tag in tagged {
+        // An anonymous item (`const _: () = …;`) is nothing anyone refers to.
+        if tag.definition && tag.name == "_" {
+            continue;
+        }
         if tag.definition {
             let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
             let text = line_text(source, tag.name_start);
@@ -227,6 +236,7 @@ fn tag_with(
             let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
             tags.references.push(tag.name);
             tags.reference_lines.push(line);
+            tags.bare.push(tag.range.start == tag.name_start);
         }
     }
     definitions.sort_by_key(|(start, _)| *start);

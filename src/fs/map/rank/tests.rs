@@ -18,7 +18,7 @@ fn tags(defs: &[(&str, u32)], refs: &[&str]) -> FileTags {
         references: refs.iter().map(|&r| r.to_owned()).collect(),
         reference_lines: Vec::new(),
         imports: Vec::new(),
-        words: Vec::new(),
+        ..FileTags::default()
     }
 }
 
