@@ -125,7 +125,7 @@ pub struct FileTags {
     /// Module names this file imports whose defining file can be found by path (Raku
     /// `use Foo::Bar` → `lib/Foo/Bar.rakumod`); edges to those files.
     pub imports: Vec<String>,
-    /// The file's vocabulary: which words it holds anywhere (see [`super::uses::words`]).
+    /// The file's vocabulary: which words it holds anywhere (see `uses::words`).
     pub words: Vec<u32>,
     /// Whether each of `references` is a bare name (`helper()`) rather than a member
     /// (`x.helper()`, `Type::helper()`), in the same order (empty where a scanner does not

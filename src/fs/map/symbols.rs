@@ -89,7 +89,7 @@ pub struct Symbols {
     pub reference_lines: Vec<(NameId, u32)>,
     /// Modules imported by path (Raku), distinct.
     pub imports: Vec<Box<str>>,
-    /// The file's vocabulary (see [`super::uses::words`]): whether a lookup reads it again.
+    /// The file's vocabulary (see `uses::words`): whether a lookup reads it again.
     pub words: Box<[u32]>,
 }
 
