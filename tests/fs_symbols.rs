@@ -9,12 +9,13 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use regex::Regex;
 use serde_json::{Value, json};
 use support::fs::*;
 use support::ripgrep::ripgrep_installed;
+use support::sources::{copy_tree, registry_source};
 use support::*;
 
 const LIB_RS: &str = "pub struct Config {
@@ -438,36 +439,6 @@ fn lines_keep_their_numbers_in_awkward_files() {
 }
 
 // ---- differential: ripgrep ------------------------------------------------------------------
-
-/// The source of a dependency pinned in this project's Cargo.lock, from cargo's registry.
-fn registry_source(krate: &str) -> Option<PathBuf> {
-    let lock =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).ok()?;
-    let at = lock.find(&format!("name = \"{krate}\"\nversion = \""))?;
-    let version = lock[at..].lines().nth(1)?.split('"').nth(1)?;
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
-    let src = home.join("registry/src");
-    std::fs::read_dir(src)
-        .ok()?
-        .flatten()
-        .map(|index| index.path().join(format!("{krate}-{version}/src")))
-        .find(|p| p.is_dir())
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let kind = entry.file_type().unwrap();
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// What ripgrep finds as definitions of `name`: `path:line` of each line matching the
 /// language's definition pattern, which `pattern` builds for a name.

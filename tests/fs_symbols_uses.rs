@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use support::fs::fs_text;
+use support::sources::{copy_tree, registry_source};
 use support::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -881,35 +882,6 @@ fn every_language_agrees_with_a_lexer_on_awkward_files() {
     names.sort_unstable();
     names.dedup();
     agree_with_the_lexer(tree.path(), &names);
-}
-
-/// The source of a dependency pinned in this project's Cargo.lock, from cargo's registry.
-fn registry_source(krate: &str) -> Option<PathBuf> {
-    let lock =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).ok()?;
-    let at = lock.find(&format!("name = \"{krate}\"\nversion = \""))?;
-    let version = lock[at..].lines().nth(1)?.split('"').nth(1)?;
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
-    std::fs::read_dir(home.join("registry/src"))
-        .ok()?
-        .flatten()
-        .map(|index| index.path().join(format!("{krate}-{version}/src")))
-        .find(|p| p.is_dir())
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let kind = entry.file_type().unwrap();
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

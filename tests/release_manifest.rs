@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use support::http::HttpServer;
 use support::recipes::*;
+use support::sources::copy_tree;
 use support::*;
 
 /// The names the registry entry and the image use.
@@ -568,19 +569,6 @@ fn release_script(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String,
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for entry in std::fs::read_dir(from).expect("read_dir") {
-            let entry = entry.expect("entry");
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
-        std::fs::copy(from, to).expect("copy");
-    }
 }
 
 #[test]

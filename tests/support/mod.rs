@@ -55,6 +55,7 @@ pub mod http;
 pub mod race;
 pub mod recipes;
 pub mod ripgrep;
+pub mod sources;
 pub mod strace;
 
 /// The fsmcp binary cargo built for these tests: the binary under test unless
