@@ -236,12 +236,19 @@ fn tag_with(
             let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
             tags.references.push(tag.name);
             tags.reference_lines.push(line);
-            tags.bare.push(tag.range.start == tag.name_start);
+            tags.bare.push(bare(source, tag.name_start));
         }
     }
     definitions.sort_by_key(|(start, _)| *start);
     tags.definitions = definitions.into_iter().map(|(_, d)| d).collect();
     tags
+}
+
+/// Whether the name at `at` stands bare: not after a path or member separator (`.`, `::`,
+/// `->`, `?.`), so it is not `x.name`, `Type::name` or `crate::name`.
+fn bare(source: &[u8], at: usize) -> bool {
+    let before = source[..at.min(source.len())].trim_ascii_end();
+    !(before.ends_with(b".") || before.ends_with(b"::") || before.ends_with(b"->"))
 }
 
 /// The kinds of definition whose members are named through them (`Type::member`,
