@@ -3,7 +3,9 @@
 //! Tree-sitter languages go through `tree-sitter-tags` with each grammar's vendored tags
 //! query, extended where that query falls short by the supplements under `queries/` (C and
 //! C++ tag no calls, TypeScript tags only signatures, Rust misses `Type::call()` paths and
-//! type uses, PHP misses enums, constants and calls by a plain name). C#, Kotlin and Swift
+//! type uses, Go misses package-level constants, variables and type aliases, Java misses
+//! enums, records, annotation types and `static final` constants, PHP misses enums, constants
+//! and calls by a plain name). C#, Kotlin and Swift
 //! run a query of our own in its place (see [`grammar()`]); Ruby also runs its grammar's
 //! locals query, so that a local variable is no reference. Each [`TagsConfiguration`] is
 //! built once per process; each thread keeps its own [`TagsContext`]. Raku has no grammar

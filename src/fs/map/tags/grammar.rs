@@ -8,6 +8,9 @@ const C_SUPPLEMENT: &str = include_str!("queries/c.scm");
 const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
 const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
 const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
+const GO_SUPPLEMENT: &str = include_str!("queries/go.scm");
+const GO_OVERRIDES: &str = include_str!("queries/go-overrides.scm");
+const JAVA_SUPPLEMENT: &str = include_str!("queries/java.scm");
 const CSHARP_QUERY: &str = include_str!("queries/csharp.scm");
 #[cfg(feature = "lang-ruby")]
 const RUBY_OVERRIDES: &str = include_str!("queries/ruby.scm");
@@ -84,12 +87,12 @@ pub fn grammar(language: Language) -> Option<Grammar> {
         Language::Go => (
             tree_sitter_go::LANGUAGE.into(),
             tree_sitter_go::TAGS_QUERY,
-            "",
+            GO_SUPPLEMENT,
         ),
         Language::Java => (
             tree_sitter_java::LANGUAGE.into(),
             tree_sitter_java::TAGS_QUERY,
-            "",
+            JAVA_SUPPLEMENT,
         ),
         Language::JavaScript => (
             tree_sitter_javascript::LANGUAGE.into(),
@@ -142,10 +145,12 @@ pub fn grammar(language: Language) -> Option<Grammar> {
         _ => return None,
     };
     // Ruby's query tags every identifier and constant outside a local scope as a reference:
-    // the locals query keeps local variables out, and the overrides tag constants first.
+    // the locals query keeps local variables out, and the overrides tag constants first. Go's
+    // tags every type identifier as a reference, an alias's own name too.
     let (overrides, locals_query) = match language {
         #[cfg(feature = "lang-ruby")]
         Language::Ruby => (RUBY_OVERRIDES, tree_sitter_ruby::LOCALS_QUERY),
+        Language::Go => (GO_OVERRIDES, ""),
         _ => ("", ""),
     };
     Some(Grammar {
