@@ -528,14 +528,26 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
     if steering.words.is_empty() {
         return scores;
     }
-    // Which query words each distinct item name holds, as a bit set (the first 32 words).
-    let mut held: HashMap<NameId, u32> = HashMap::new();
+    // Which query words each distinct item name holds, as a bit set (the first 32 words); a
+    // name is split only when it holds one of them as a substring, which few do.
+    let mut seen = vec![false; names.len()];
+    let mut distinct = 0usize;
+    let mut held: Vec<(NameId, u32)> = Vec::new();
     for file in files {
         for d in &file.symbols.definitions {
-            if d.place != Place::Item || held.contains_key(&d.name) {
+            let Some(seen) = seen.get_mut(d.name.index()) else {
+                continue;
+            };
+            if d.place != Place::Item || *seen {
                 continue;
             }
-            let words = words_of(names.name(d.name));
+            *seen = true;
+            distinct += 1;
+            let name = names.name(d.name);
+            if !steering.words.iter().any(|w| contains_folded(name, w)) {
+                continue;
+            }
+            let words = words_of(name);
             let bits = steering
                 .words
                 .iter()
@@ -543,21 +555,23 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
                 .enumerate()
                 .filter(|(_, w)| words.contains(w))
                 .fold(0u32, |bits, (i, _)| bits | (1 << i));
-            held.insert(d.name, bits);
+            if bits != 0 {
+                held.push((d.name, bits));
+            }
         }
     }
-    let total = held.len().max(1) as f64;
+    let total = distinct.max(1) as f64;
     let weights: Vec<f64> = (0..steering.words.len().min(32))
         .map(|i| {
-            let holding = held.values().filter(|bits| *bits & (1 << i) != 0).count();
+            let holding = held
+                .iter()
+                .filter(|(_, bits)| *bits & (1 << i) != 0)
+                .count();
             (1.0 + total / holding.max(1) as f64).ln()
         })
         .collect();
     let whole: f64 = weights.iter().sum();
     for (name, bits) in held {
-        if bits == 0 {
-            continue;
-        }
         let got: f64 = weights
             .iter()
             .enumerate()
@@ -569,6 +583,21 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
         }
     }
     scores
+}
+
+/// Whether `name` holds the lower-case `word` in any case (ASCII compared in place, anything
+/// else lower-cased).
+fn contains_folded(name: &str, word: &str) -> bool {
+    if name.is_ascii() && word.is_ascii() {
+        let word = word.as_bytes();
+        name.len() >= word.len()
+            && name
+                .as_bytes()
+                .windows(word.len())
+                .any(|window| window.eq_ignore_ascii_case(word))
+    } else {
+        name.to_lowercase().contains(word)
+    }
 }
 
 /// The rank group of a file's best word score: tenths, so that a file holding all the

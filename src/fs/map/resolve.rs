@@ -644,8 +644,9 @@ pub fn credits(
     if names.is_empty() && !by_name {
         return vec![true; references.len()];
     }
-    let text = String::from_utf8_lossy(source);
-    let (imported, star) = imported(language, &text);
+    // The map reads only UTF-8 files.
+    let text = std::str::from_utf8(source).unwrap_or_default();
+    let (imported, star) = imported(language, text);
     references
         .iter()
         .enumerate()

@@ -76,13 +76,17 @@ fn core(name: &str) -> &str {
     body.strip_suffix(['?', '!', '=']).unwrap_or(body)
 }
 
-/// The hash a vocabulary keeps for `word` (FNV-1a: short keys, no state, stable). 32 bits
-/// keep a vocabulary small; a false hit only costs reading one file again.
+/// FNV-1a's starting value and one step: short keys, no state, stable.
+const FNV_START: u32 = 0x811c_9dc5;
+fn fnv(hash: u32, byte: u8) -> u32 {
+    (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+}
+
+/// The hash a vocabulary keeps for `word` (FNV-1a of its bytes). 32 bits keep a vocabulary
+/// small; a false hit only costs reading one file again.
 #[must_use]
 pub fn word_hash(word: &str) -> u32 {
-    core(word).bytes().fold(0x811c_9dc5, |hash, byte| {
-        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-    })
+    core(word).bytes().fold(FNV_START, fnv)
 }
 
 /// The file's vocabulary: the sorted, distinct [`word_hash`]es of its identifier-like words,
@@ -94,20 +98,33 @@ pub fn words(source: &[u8]) -> Vec<u32> {
         return Vec::new();
     };
     let mut hashes = Vec::new();
-    let mut start = None;
-    for (at, c) in text.char_indices() {
-        match (word_char(c), start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                hashes.push(word_hash(&text[from..at]));
-                start = None;
-            }
-            _ => {}
+    // The hash of the word being read, hashed as it is read; ASCII is judged by the byte, and
+    // only a character outside ASCII is decoded.
+    let mut word: Option<u32> = None;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (is_word, len) = if byte.is_ascii() {
+            (
+                byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$',
+                1,
+            )
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            (word_char(c), c.len_utf8())
+        };
+        if is_word {
+            let hash = bytes[at..at + len]
+                .iter()
+                .fold(word.unwrap_or(FNV_START), |h, &b| fnv(h, b));
+            word = Some(hash);
+        } else if let Some(hash) = word.take() {
+            hashes.push(hash);
         }
+        at += len;
     }
-    if let Some(from) = start {
-        hashes.push(word_hash(&text[from..]));
-    }
+    hashes.extend(word);
     hashes.sort_unstable();
     hashes.dedup();
     hashes
