@@ -189,13 +189,29 @@ impl Steering {
     /// Focus paths must already be normalized by the caller.
     pub fn new(query: Option<&str>, focus: Vec<String>) -> Steering {
         let query_text = query.unwrap_or_default();
-        let mut exact: Vec<String> = split_list(query_text).map(str::to_owned).collect();
-        let query: Vec<String> = exact.iter().map(|w| w.to_lowercase()).collect();
-        if exact.len() > 1 {
-            exact.push(exact.concat());
-        }
-        let mut identifiers: Vec<String> = query.iter().map(|w| identifier_key(w)).collect();
-        if query.len() > 1 {
+        let items: Vec<&str> = split_list(query_text).collect();
+        let query: Vec<String> = items.iter().map(|w| w.to_lowercase()).collect();
+        // Among several items, a plain lower-case word (`get comments`) is a word to find in
+        // names, not an identifier to lead with; one shaped as an identifier (`parse_args`,
+        // `Config`) still names one.
+        let single = items.len() == 1;
+        let names_one = |item: &&&str| {
+            single
+                || item.contains(['_', '-'])
+                || item.chars().any(|c| c.is_uppercase() || c.is_ascii_digit())
+        };
+        let mut exact: Vec<String> = items
+            .iter()
+            .filter(names_one)
+            .map(|item| (*item).to_owned())
+            .collect();
+        let mut identifiers: Vec<String> = items
+            .iter()
+            .filter(names_one)
+            .map(|item| identifier_key(item))
+            .collect();
+        if items.len() > 1 {
+            exact.push(items.concat());
             identifiers.push(identifier_key(&query.concat()));
         }
         identifiers.retain(|key| !key.is_empty());
