@@ -322,7 +322,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     }
     let graph = Graph::new(files, names);
     let facts = QueryFacts::new(files, steering, names);
-    let personalization = personalization(files, steering, &facts);
+    let personalization = personalization(files, steering, &facts, names);
     let scores = graph.pagerank(&personalization);
     let named = |name| facts.has(name, NAMED);
     let steered = |name| {
@@ -363,7 +363,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             let group = (
                 spells(file.symbols),
                 defines_named(file.symbols),
-                word_group(facts.file_word_score(file.symbols)),
+                word_group(facts.file_word_score(file, names)),
                 near[b],
             );
             let test_file = test_path(file.path);
@@ -525,12 +525,18 @@ impl QueryFacts {
         self.word_scores.get(name.index()).copied().unwrap_or(0.0)
     }
 
-    /// The best [`QueryFacts::word_score`] among a file's items.
-    fn file_word_score(&self, symbols: &Symbols) -> f32 {
-        symbols
+    /// The best [`QueryFacts::word_score`] among a file's items a reader looks up: none in a
+    /// test file, and none of a definition [`seldom_looked_up`] (`test_redirect` holds the
+    /// word, but a query for it is about the code).
+    fn file_word_score(&self, file: &MapFile<'_>, names: &Interner) -> f32 {
+        if self.word_scores.is_empty() || test_path(file.path) {
+            return 0.0;
+        }
+        file.symbols
             .definitions
             .iter()
             .filter(|d| d.place == Place::Item)
+            .filter(|d| !seldom_looked_up(names.name(d.name), &d.text, d.place))
             .map(|d| self.word_score(d.name))
             .fold(0.0, f32::max)
     }
@@ -665,14 +671,19 @@ fn quantized(score: f64) -> i64 {
 }
 
 /// Each file's teleport weight, normalized to sum 1.
-fn personalization(files: &[MapFile<'_>], steering: &Steering, facts: &QueryFacts) -> Vec<f64> {
+fn personalization(
+    files: &[MapFile<'_>],
+    steering: &Steering,
+    facts: &QueryFacts,
+    names: &Interner,
+) -> Vec<f64> {
     let mut weights: Vec<f64> = files
         .iter()
         .map(|file| {
             let mut weight = 1.0;
             if !steering.query.is_empty() {
                 let defines = |fact| file.symbols.defined.iter().any(|&n| facts.has(n, fact));
-                let words = f64::from(facts.file_word_score(file.symbols));
+                let words = f64::from(facts.file_word_score(file, names));
                 if defines(NAMED) {
                     weight *= IDENTIFIER_WEIGHT;
                 } else if words > 0.0 {
