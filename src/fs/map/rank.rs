@@ -33,8 +33,9 @@
 //! defines it as one), then the files by the best share of the query's words one of their
 //! items holds (in tenths), then the focused
 //! files and their neighbours (files defining a name a focused file refers to that at most
-//! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group by score (compared to
-//! 1e-12), ties by path.
+//! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group with its test files last
+//! (a reader looks up the code before its tests), each by score (compared to 1e-12), ties by
+//! path.
 //!
 //! **The definitions shown.** A definition of a name the query names comes first, then one
 //! holding the query's words (the larger share first). Otherwise a
@@ -146,6 +147,27 @@ const PROTOCOL_METHODS: &[&str] = &[
     "__toString",
     "description",
     "deinit",
+];
+
+/// The methods every type of a language may define to describe, compare or hash its values,
+/// which a reader seldom looks up (counted only on a line with a parameter list, so a type
+/// named `String` is not one).
+const DESCRIBING_METHODS: &[&str] = &[
+    "fmt",
+    "String",
+    "GoString",
+    "toString",
+    "toJSON",
+    "valueOf",
+    "equals",
+    "hashCode",
+    "ToString",
+    "Equals",
+    "GetHashCode",
+    "to_s",
+    "inspect",
+    "__toString",
+    "description",
 ];
 
 /// Constructor names: a reader seldom looks one up, and a call to one says nothing about
@@ -354,19 +376,20 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     // The files defining an identifier the query spells exactly lead, then those defining one
     // it names, then those whose items hold the most of the query's words (rarer words
     // weighing more), then the focused files and the files they depend on, then the rest,
-    // each group by score.
-    let mut ranked: Vec<((bool, bool, u8, bool), RankedFile)> = files
+    // each group with its test files last, each by score.
+    let mut ranked: Vec<((bool, bool, u8, bool, bool), RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
         .map(|(b, file)| {
+            let test_file = test_path(file.path);
             let group = (
                 spells(file.symbols),
                 defines_named(file.symbols),
                 word_group(facts.file_word_score(file, names)),
                 near[b],
+                !test_file,
             );
-            let test_file = test_path(file.path);
             let file = RankedFile {
                 path: file.path.to_owned(),
                 score: scores[b],
@@ -429,14 +452,14 @@ pub fn generic_name(name: &str) -> bool {
 
 /// Whether `path` is a test file, whose definitions a reader seldom looks up (they are shown
 /// only when nothing better fits, as are those [`seldom_looked_up`] anywhere): in a `tests`,
-/// `test` or `__tests__` directory, or named `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*` or
+/// `test`, `__tests__` or `testdata` directory, or named `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*` or
 /// `conftest.py`.
 fn test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     path.split('/')
         .rev()
         .skip(1)
-        .any(|dir| matches!(dir, "tests" | "test" | "__tests__"))
+        .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "testdata"))
         || file.starts_with("test_")
         || file == "conftest.py"
         || file
@@ -449,8 +472,9 @@ fn test_path(path: &str) -> bool {
 
 /// Whether a definition is one a reader seldom looks up wherever it is: one nested in a
 /// function body or in test-only code ([`Place`]), a test function (`test_*`), an entry point
-/// (`main`), a constructor ([`CONSTRUCTORS`]) or dunder method, and an associated type (an
-/// indented `type X = …;`).
+/// (`main`), a constructor ([`CONSTRUCTORS`]), a method that describes or compares its value
+/// ([`DESCRIBING_METHODS`]: `fmt`, Go's `String()`, `toString`) or a dunder method, and an
+/// associated type (an indented `type X = …;`).
 fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
     let associated_type = || {
         let trimmed = text.trim_start();
@@ -461,6 +485,7 @@ fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
         || name.starts_with("test_")
         || name == "main"
         || CONSTRUCTORS.contains(&name)
+        || (DESCRIBING_METHODS.contains(&name) && text.contains('('))
         || is_dunder(name)
         || associated_type()
 }
