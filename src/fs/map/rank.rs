@@ -32,8 +32,9 @@
 //! first, then the files defining an identifier the query names (as an item, when any file
 //! defines it as one), then the files by the best share of the query's words one of their
 //! items holds (in tenths), then the focused
-//! files and their neighbours (files defining a name a focused file refers to that at most
-//! [`NEIGHBOUR_DEFINERS`] files define), then the rest; each group with its test files last
+//! files and their neighbours (files defining a name a focused file refers to, or holds as a
+//! word, that at most [`NEIGHBOUR_DEFINERS`] files define; the more such names, the nearer),
+//! then the rest; each group with its test files last
 //! (a reader looks up the code before its tests), each by score (compared to 1e-12), ties by
 //! path.
 //!
@@ -75,6 +76,9 @@ pub const IDENTIFIER_WEIGHT: f64 = 100.0;
 /// neighbours: a name defined in more files (`new`, `fmt`) says little about what a file
 /// depends on.
 pub const NEIGHBOUR_DEFINERS: usize = 1;
+/// Shortest name whose word in a focused file (rather than a tagged reference) makes its
+/// definer a neighbour: `id` or `T` as a word says nothing.
+pub const NEIGHBOUR_MIN_LEN: usize = 3;
 /// Share of the walk's restarts that go to the steered files when the query or focus steers
 /// any: in a tree of hundreds of files, weighting one file ×10 among them barely moves the
 /// ranking, so the steered files share this much of the restart mass by their weights and the
@@ -355,7 +359,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             (score > 0.0).then(|| WORDS_WEIGHT * f64::from(score))
         }
     };
-    let near = neighbourhood(files, &steering.focus);
+    let near = neighbourhood(files, &steering.focus, names);
     // A name defined as an item somewhere leads with those files only, not with a file whose
     // function body or tests declare the same name.
     let named_item = files
@@ -377,7 +381,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     // it names, then those whose items hold the most of the query's words (rarer words
     // weighing more), then the focused files and the files they depend on, then the rest,
     // each group with its test files last, each by score.
-    let mut ranked: Vec<((bool, bool, u8, bool, bool), RankedFile)> = files
+    let mut ranked: Vec<((bool, bool, u8, u32, bool), RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
@@ -653,15 +657,17 @@ fn word_group(score: f32) -> u8 {
     (score * 10.0).round() as u8
 }
 
-/// Per file, whether it is at or below a focus path, or defines a name such a file refers to
-/// that at most [`NEIGHBOUR_DEFINERS`] files define.
-fn neighbourhood(files: &[MapFile<'_>], focus: &[String]) -> Vec<bool> {
+/// Per file, how near it is to the focus: [`u32::MAX`] for a file at or below a focus path,
+/// else how many names it alone defines (of at least [`NEIGHBOUR_MIN_LEN`] characters; at most
+/// [`NEIGHBOUR_DEFINERS`] files define each) a focused file uses: refers to, or holds as a
+/// word anywhere (its vocabulary: an import, a value, a constant); 0 for the rest.
+fn neighbourhood(files: &[MapFile<'_>], focus: &[String], names: &Interner) -> Vec<u32> {
     let focused: Vec<bool> = files
         .iter()
         .map(|file| focus.iter().any(|f| within(file.path, f)))
         .collect();
     if !focused.contains(&true) {
-        return focused;
+        return vec![0; files.len()];
     }
     let mut definers: HashMap<NameId, usize> = HashMap::new();
     for file in files {
@@ -669,23 +675,41 @@ fn neighbourhood(files: &[MapFile<'_>], focus: &[String]) -> Vec<bool> {
             *definers.entry(name).or_default() += 1;
         }
     }
-    let wanted: HashSet<NameId> = files
+    let sole = |name: &NameId| definers.get(name).is_some_and(|&n| n <= NEIGHBOUR_DEFINERS);
+    let referred: HashSet<NameId> = files
         .iter()
         .zip(&focused)
         .filter(|(_, focused)| **focused)
         .flat_map(|(file, _)| file.symbols.references.iter().map(|&(name, _)| name))
-        .filter(|name| definers.get(name).is_some_and(|&n| n <= NEIGHBOUR_DEFINERS))
+        .filter(sole)
         .collect();
+    let vocabularies: Vec<&[u32]> = files
+        .iter()
+        .zip(&focused)
+        .filter(|(_, focused)| **focused)
+        .map(|(file, _)| &*file.symbols.words)
+        .collect();
+    let used = |name: NameId| {
+        referred.contains(&name)
+            || (names.name(name).chars().count() >= NEIGHBOUR_MIN_LEN
+                && vocabularies
+                    .iter()
+                    .any(|words| super::uses::holds(words, names.name(name))))
+    };
     files
         .iter()
         .zip(focused)
         .map(|(file, focused)| {
-            focused
-                || file
-                    .symbols
-                    .defined
-                    .iter()
-                    .any(|name| wanted.contains(name))
+            if focused {
+                return u32::MAX;
+            }
+            let count = file
+                .symbols
+                .defined
+                .iter()
+                .filter(|name| sole(name) && used(**name))
+                .count();
+            u32::try_from(count).unwrap_or(u32::MAX)
         })
         .collect()
 }
