@@ -565,8 +565,11 @@ impl QueryFacts {
             .definitions
             .iter()
             .filter(|d| d.place == Place::Item)
-            .filter(|d| !seldom_looked_up(names.name(d.name), &d.text, d.place))
-            .map(|d| self.word_score(d.name))
+            .map(|d| (d, self.word_score(d.name)))
+            .filter(|(d, score)| {
+                *score > 0.0 && !seldom_looked_up(names.name(d.name), &d.text, d.place)
+            })
+            .map(|(_, score)| score)
             .fold(0.0, f32::max)
     }
 }
