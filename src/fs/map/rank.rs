@@ -340,6 +340,11 @@ pub struct RankedFile {
     pub definitions: Vec<Shown>,
 }
 
+/// A file's rank group, compared before its score: it spells an identifier the query spells,
+/// defines one the query names, its items' best share of the query's words (tenths), how near
+/// the focus it is, and whether it is not a test file.
+type Group = (bool, bool, u8, u32, bool);
+
 /// Ranks `files` and chooses their definitions. Files that define nothing take part in the
 /// graph but are left out of the result (they have no line to show).
 pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<RankedFile> {
@@ -381,7 +386,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
     // it names, then those whose items hold the most of the query's words (rarer words
     // weighing more), then the focused files and the files they depend on, then the rest,
     // each group with its test files last, each by score.
-    let mut ranked: Vec<((bool, bool, u8, u32, bool), RankedFile)> = files
+    let mut ranked: Vec<(Group, RankedFile)> = files
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
