@@ -278,6 +278,15 @@ a.rs:4: [call] target(); //
 
 [references stopped at max-results (3): 399 more lines in 1 file, 1 file holding the word 'target' not read; raise max-results or narrow path]"
     );
+    // Definitions filling max-results leave the references out, and say so.
+    assert_eq!(
+        symbols(&mut server, json!({"name": "target", "max-results": 2})),
+        "2 definitions of 'target':
+a.rs:1: fn target() {}
+b.rs:1: fn target() {}
+
+[stopped at 2 matching lines; raise max-results to see more]"
+    );
     // Exactly max-results lines and no more: no notice.
     let two = symbols(
         &mut server,

@@ -165,6 +165,13 @@ impl Fs {
             }
         }
         let unread = candidates.len() - read;
+        if room == 0 {
+            // The definitions filled max-results: a use found is left out, and said to be.
+            if !gathered.is_empty() {
+                lines.lines.stop = Some(Stop::MaxResults(lines.max_results));
+            }
+            return Ok(());
+        }
         if gathered.is_empty() {
             if !spellings.is_empty() && unspelled > 0 {
                 // Say what the plain name would show, rather than leave the section out unsaid.
