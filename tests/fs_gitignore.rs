@@ -259,7 +259,7 @@ fn symbols_skips_ignored_files_as_map_does() {
     let mut plain = fs_server(&tree);
     assert_eq!(
         fs_text(&mut plain, "fs_symbols", lookup.clone()),
-        "2 definitions of 'shared':\ngenerated/api.rs:1: pub fn shared() {}\nsrc/lib.rs:1: pub fn shared() {}\n\n1 reference to 'shared' in 1 file:\ngenerated/api.rs:2: fn user() { shared() }"
+        "2 definitions of 'shared':\ngenerated/api.rs:1: pub fn shared() {}\nsrc/lib.rs:1: pub fn shared() {}\n\n1 reference to 'shared' in 1 file:\ngenerated/api.rs:2: [call] fn user() { shared() }"
     );
     let mut server = fs_server_with(&tree, &[RESPECT]);
     assert_eq!(
