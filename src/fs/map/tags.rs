@@ -104,7 +104,7 @@ pub(super) fn nests_deeper(source: &[u8], limit: usize) -> bool {
 #[must_use]
 pub fn extract_until(language: Language, source: &[u8], cancel: Option<&AtomicUsize>) -> FileTags {
     let mut tags = extract_tags(language, source, cancel);
-    tags.words = super::uses::words(source);
+    tags.words = super::uses::words(language, source);
     if !tags.bare.is_empty() {
         let defined = tags.definitions.iter().map(|d| d.name.as_str()).collect();
         tags.credits =

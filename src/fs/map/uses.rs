@@ -89,11 +89,12 @@ pub fn word_hash(word: &str) -> u32 {
     core(word).bytes().fold(FNV_START, fnv)
 }
 
-/// The file's vocabulary: the sorted, distinct [`word_hash`]es of its identifier-like words,
-/// comments and strings included (a superset of its code's identifiers). Text that is not
-/// UTF-8 holds no words.
+/// The file's vocabulary: the sorted, distinct [`word_hash`]es of its identifier-like words
+/// outside comments, strings included (a superset of its code's identifiers: where a lexical
+/// reading is unsure, as in a quote that may open a string, words are kept). Text that is
+/// not UTF-8 holds no words.
 #[must_use]
-pub fn words(source: &[u8]) -> Vec<u32> {
+pub fn words(language: Language, source: &[u8]) -> Vec<u32> {
     let Ok(text) = std::str::from_utf8(source) else {
         return Vec::new();
     };
@@ -102,9 +103,42 @@ pub fn words(source: &[u8]) -> Vec<u32> {
     // only a character outside ASCII is decoded.
     let mut word: Option<u32> = None;
     let bytes = text.as_bytes();
+    let (slashes, hash) = comment_styles(language);
+    // The quote of the string being read: no comment starts inside one.
+    let mut quote: Option<u8> = None;
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
+        match quote {
+            Some(q) if byte == b'\\' && q != b'`' => {
+                // The escaped character whole, never half of one.
+                at += 1 + text[at + 1..].chars().next().map_or(0, char::len_utf8);
+                continue;
+            }
+            Some(q) if byte == q => quote = None,
+            Some(_) => {}
+            None if matches!(byte, b'"' | b'\'' | b'`') => quote = Some(byte),
+            None if (slashes && byte == b'/' && bytes.get(at + 1) == Some(&b'/'))
+                || (hash && byte == b'#') =>
+            {
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+                word.take().into_iter().for_each(|h| hashes.push(h));
+                at = end;
+                continue;
+            }
+            None if slashes && byte == b'/' && bytes.get(at + 1) == Some(&b'*') => {
+                let end = memchr::memmem::find(&bytes[at + 2..], b"*/")
+                    .map_or(bytes.len(), |n| at + n + 4);
+                word.take().into_iter().for_each(|h| hashes.push(h));
+                at = end;
+                continue;
+            }
+            None => {}
+        }
+        if byte == b'\n' && quote.is_some_and(|q| q != b'`') {
+            // A string that reaches the end of its line was not one (a lifetime, an apostrophe).
+            quote = None;
+        }
         let (is_word, len) = if byte.is_ascii() {
             (
                 byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$',
@@ -128,6 +162,15 @@ pub fn words(source: &[u8]) -> Vec<u32> {
     hashes.sort_unstable();
     hashes.dedup();
     hashes
+}
+
+/// Whether `language` writes `//` and `/* */` comments, and whether `#` comments.
+fn comment_styles(language: Language) -> (bool, bool) {
+    match language {
+        Language::Python | Language::Ruby | Language::Raku => (false, true),
+        Language::Php => (true, true),
+        _ => (true, false),
+    }
 }
 
 /// Whether a vocabulary from [`words`] holds `name`.
@@ -413,24 +456,36 @@ mod tests {
     }
 
     #[test]
-    fn vocabulary_holds_every_word() {
-        let vocabulary =
-            words("use crate::flags::Mode; // café\nlet é = parse_rfc3339(x);".as_bytes());
+    fn vocabulary_holds_every_word_outside_comments() {
+        let source = "use crate::flags::Mode; // café\nlet é = parse_rfc3339(\"http://x\", 'y');\n/* gone */ let kept = 1; // also gone\nlet url = \"a // b\"; z";
+        let vocabulary = words(Language::Rust, source.as_bytes());
         for word in [
             "use",
             "crate",
             "flags",
             "Mode",
-            "café",
             "é",
             "parse_rfc3339",
+            "http",
             "x",
+            "kept",
+            "url",
+            "a",
+            "b",
+            "z",
         ] {
             assert!(holds(&vocabulary, word), "{word}");
         }
-        assert!(!holds(&vocabulary, "rfc3339"));
-        assert!(holds(&words(b"@name = 1"), "@name"));
-        assert!(words(b"\xff\xfe").is_empty());
+        for word in ["café", "gone", "also", "rfc3339"] {
+            assert!(!holds(&vocabulary, word), "{word}");
+        }
+        let escaped = words(Language::Rust, "let s = \"\\é\"; t".as_bytes());
+        assert!(holds(&escaped, "t"));
+        let python = words(Language::Python, b"x = '# kept' # dropped\nnext_line");
+        assert!(holds(&python, "kept") && holds(&python, "next_line"));
+        assert!(!holds(&python, "dropped"));
+        assert!(holds(&words(Language::Ruby, b"@name = 1"), "@name"));
+        assert!(words(Language::Rust, b"\xff\xfe").is_empty());
     }
 
     #[test]
