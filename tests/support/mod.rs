@@ -386,6 +386,13 @@ pub fn permissions_are_bypassed() -> bool {
     std::fs::File::open(tree.join("probe.txt")).is_ok()
 }
 
+/// Says that a test (or a part of it) is skipped because `why`; under `CI=true`, where
+/// `.ci/run` installs everything a test needs, fails with `why` instead.
+pub fn skipped_unless_ci(why: &str) {
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+    eprintln!("skipped: {why}");
+}
+
 /// The user a test drops to when permission bits must hold (`nobody`).
 const UNPRIVILEGED: &str = "65534";
 
