@@ -179,14 +179,13 @@ pub fn holds(vocabulary: &[u32], name: &str) -> bool {
     vocabulary.binary_search(&word_hash(name)).is_ok()
 }
 
-/// The byte offsets where `name` stands as a whole word in `source`.
+/// The byte offsets where `name` stands as a whole word in `text`.
 fn occurrences<'s>(
     language: Language,
-    source: &'s [u8],
+    text: &'s str,
     name: &'s str,
 ) -> impl Iterator<Item = usize> + 's {
-    let text = std::str::from_utf8(source).unwrap_or_default();
-    memchr::memmem::find_iter(source, name.as_bytes()).filter(move |&at| {
+    memchr::memmem::find_iter(text.as_bytes(), name.as_bytes()).filter(move |&at| {
         let before = text.get(..at).and_then(|t| t.chars().next_back());
         let after = text.get(at + name.len()..).and_then(|t| t.chars().next());
         let starts_word = name.starts_with(word_char);
@@ -205,10 +204,13 @@ fn occurrences<'s>(
 /// which has no grammar, answers `None` too.
 #[must_use]
 pub fn uses(language: Language, source: &[u8], name: &str) -> Option<Vec<Use>> {
-    if name.is_empty() || std::str::from_utf8(source).is_err() {
+    let Ok(text) = std::str::from_utf8(source) else {
+        return Some(Vec::new());
+    };
+    if name.is_empty() {
         return Some(Vec::new());
     }
-    let mut found = occurrences(language, source, name).peekable();
+    let mut found = occurrences(language, text, name).peekable();
     if found.peek().is_none() {
         return Some(Vec::new());
     }
