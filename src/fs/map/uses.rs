@@ -90,25 +90,59 @@ pub fn word_hash(word: &str) -> u32 {
 }
 
 /// The file's vocabulary: the sorted, distinct [`word_hash`]es of its identifier-like words
-/// outside comments, strings included (a superset of its code's identifiers: where a lexical
-/// reading is unsure, as in a quote that may open a string, words are kept). Text that is
-/// not UTF-8 holds no words.
+/// outside comments (a superset of its code's identifiers: where a lexical reading is unsure,
+/// as in a quote that may open a string, words are kept). Strings are included, except in
+/// Python, whose strings the lexer reads surely (docstrings are prose, and their words made
+/// files look related that are not); an f-string's `{}` fields are code and kept. Text that
+/// is not UTF-8 holds no words.
 #[must_use]
 pub fn words(language: Language, source: &[u8]) -> Vec<u32> {
     let Ok(text) = std::str::from_utf8(source) else {
         return Vec::new();
     };
     let mut hashes = Vec::new();
+    hash_words(language, text, &mut hashes);
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// Pushes the [`word_hash`] of every word of `text` outside comments (and Python's strings)
+/// onto `hashes`.
+fn hash_words(language: Language, text: &str, hashes: &mut Vec<u32>) {
     // The hash of the word being read, hashed as it is read; ASCII is judged by the byte, and
     // only a character outside ASCII is decoded.
     let mut word: Option<u32> = None;
+    // Where the word being read starts (a Python string's prefix is no word).
+    let mut word_start = 0;
     let bytes = text.as_bytes();
     let (slashes, hash) = comment_styles(language);
+    let python = language == Language::Python;
     // The quote of the string being read: no comment starts inside one.
     let mut quote: Option<u8> = None;
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
+        if python && quote.is_none() && matches!(byte, b'"' | b'\'') {
+            let prefix = if word.is_some() {
+                &text[word_start..at]
+            } else {
+                ""
+            };
+            if string_prefix(prefix) {
+                word = None;
+            } else {
+                word.take().into_iter().for_each(|h| hashes.push(h));
+            }
+            let (end, fields) = python_string(bytes, at, f_prefixed(prefix));
+            for field in fields {
+                if let Some(code) = text.get(field) {
+                    hash_words(language, code, hashes);
+                }
+            }
+            at = end;
+            continue;
+        }
         match quote {
             Some(q) if byte == b'\\' && q != b'`' => {
                 // The escaped character whole, never half of one.
@@ -149,6 +183,9 @@ pub fn words(language: Language, source: &[u8]) -> Vec<u32> {
             (word_char(c), c.len_utf8())
         };
         if is_word {
+            if word.is_none() {
+                word_start = at;
+            }
             let hash = bytes[at..at + len]
                 .iter()
                 .fold(word.unwrap_or(FNV_START), |h, &b| fnv(h, b));
@@ -159,9 +196,58 @@ pub fn words(language: Language, source: &[u8]) -> Vec<u32> {
         at += len;
     }
     hashes.extend(word);
-    hashes.sort_unstable();
-    hashes.dedup();
-    hashes
+}
+
+/// Whether `word` is a Python string prefix (`r`, `b`, `f`, `u`, `rb`, `fr`, … in any case).
+fn string_prefix(word: &str) -> bool {
+    word.len() <= 2 && !word.is_empty() && word.bytes().all(|b| b"rRbBfFuU".contains(&b))
+}
+
+/// Whether a Python string prefix makes an f-string (`f`, `rf`, `Fr`, …).
+fn f_prefixed(prefix: &str) -> bool {
+    string_prefix(prefix) && prefix.bytes().any(|b| b == b'f' || b == b'F')
+}
+
+/// The Python string opening at `bytes[at]` (a quote): where it ends (past its closing quote;
+/// a one-quote string left open ends with its line, a triple-quoted one with the text), and,
+/// for an f-string, the byte ranges of its `{}` fields (a `{{` is a brace of the text).
+fn python_string(bytes: &[u8], at: usize, f_string: bool) -> (usize, Vec<std::ops::Range<usize>>) {
+    let quote = bytes[at];
+    let triple = bytes.get(at + 1) == Some(&quote) && bytes.get(at + 2) == Some(&quote);
+    let mut i = at + if triple { 3 } else { 1 };
+    let mut fields = Vec::new();
+    while i < bytes.len() {
+        match bytes[i] {
+            // An escaped character never closes the string (raw strings too: `r"\""`).
+            b'\\' => i += 2,
+            b'\n' if !triple => return (i, fields),
+            b if b == quote
+                && (!triple
+                    || (bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote))) =>
+            {
+                return (i + if triple { 3 } else { 1 }, fields);
+            }
+            b'{' if f_string && bytes.get(i + 1) == Some(&b'{') => i += 2,
+            b'{' if f_string => {
+                // A field runs to its matching `}`; a format spec's nested fields are inside it.
+                let start = i + 1;
+                let mut depth = 1usize;
+                i += 1;
+                while i < bytes.len() && depth > 0 {
+                    match bytes[i] {
+                        b'{' | b'(' | b'[' => depth += 1,
+                        b'}' | b')' | b']' => depth -= 1,
+                        b'\n' if !triple => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                fields.push(start..if depth == 0 { i - 1 } else { i });
+            }
+            _ => i += 1,
+        }
+    }
+    (bytes.len(), fields)
 }
 
 /// Whether `language` writes `//` and `/* */` comments, and whether `#` comments.
@@ -484,10 +570,46 @@ mod tests {
         let escaped = words(Language::Rust, "let s = \"\\é\"; t".as_bytes());
         assert!(holds(&escaped, "t"));
         let python = words(Language::Python, b"x = '# kept' # dropped\nnext_line");
-        assert!(holds(&python, "kept") && holds(&python, "next_line"));
-        assert!(!holds(&python, "dropped"));
+        assert!(holds(&python, "x") && holds(&python, "next_line"));
+        assert!(!holds(&python, "kept") && !holds(&python, "dropped"));
         assert!(holds(&words(Language::Ruby, b"@name = 1"), "@name"));
         assert!(words(Language::Rust, b"\xff\xfe").is_empty());
+    }
+
+    #[test]
+    fn python_strings_hold_no_words_but_f_string_fields_do() {
+        let source = concat!(
+            "def f(a):\n",
+            "    \"\"\"Docstring prose: class for all.\n    still prose\"\"\"\n",
+            "    r = r'raw \\' raw_inside'\n",
+            "    b = rb\"bytes_inside\" + u'unicode_inside'\n",
+            "    s = f\"{{braces}} {value!r:>{width}} {obj.attr[idx]}\"\n",
+            "    t = F'''{multi\nline} after'''\n",
+            "    o = 'left open\n",
+            "    return after_open\n",
+        );
+        let vocabulary = words(Language::Python, source.as_bytes());
+        for word in [
+            "def", "f", "a", "r", "b", "s", "t", "o", "value", "width", "obj",
+        ] {
+            assert!(holds(&vocabulary, word), "{word}");
+        }
+        for word in ["attr", "idx", "multi", "line", "return", "after_open"] {
+            assert!(holds(&vocabulary, word), "{word}");
+        }
+        for word in [
+            "Docstring",
+            "prose",
+            "still",
+            "raw",
+            "raw_inside",
+            "bytes_inside",
+        ] {
+            assert!(!holds(&vocabulary, word), "{word}");
+        }
+        for word in ["unicode_inside", "braces", "after", "left", "rb", "u"] {
+            assert!(!holds(&vocabulary, word), "{word}");
+        }
     }
 
     #[test]
