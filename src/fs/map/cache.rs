@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::Language;
-use super::rank::{MapFile, RankedFile, Steering, rank};
+use super::rank::{MapFile, RankedFile, Ranking, Steering, rank};
 use super::symbols::{Interner, Symbols};
 use super::{KEPT_RANKINGS, MAX_CACHED_FILES, MAX_INTERNED_NAMES};
 use crate::root::{FileEntry, Identity};
@@ -33,19 +33,19 @@ pub struct TagCache {
     /// Files parsed (cache misses) over the fs set's life.
     pub(super) parses: u64,
     /// The latest rankings, newest last.
-    rankings: Vec<Ranking>,
+    rankings: Vec<Kept>,
 }
 
 /// A ranking kept for the same files and steering: a warm map of an unchanged tree does not
 /// rank again.
 #[derive(Debug)]
-struct Ranking {
+struct Kept {
     files: Vec<(String, Arc<Symbols>)>,
     steering: Steering,
-    ranked: Arc<Vec<RankedFile>>,
+    ranked: Arc<Ranking>,
 }
 
-impl Ranking {
+impl Kept {
     fn is_for(&self, files: &[MapFile<'_>], symbols: &[Arc<Symbols>], steering: &Steering) -> bool {
         self.steering == *steering
             && self.files.len() == files.len()
@@ -104,7 +104,7 @@ impl TagCache {
         files: &[MapFile<'_>],
         symbols: &[Arc<Symbols>],
         steering: &Steering,
-    ) -> Arc<Vec<RankedFile>> {
+    ) -> Arc<Ranking> {
         if let Some(at) = self
             .rankings
             .iter()
@@ -119,7 +119,7 @@ impl TagCache {
         if self.rankings.len() >= KEPT_RANKINGS {
             self.rankings.remove(0);
         }
-        self.rankings.push(Ranking {
+        self.rankings.push(Kept {
             files: files
                 .iter()
                 .zip(symbols)

@@ -110,6 +110,10 @@ pub enum Place {
     Nested,
     /// Test-only code: a `#[cfg(test)]` module or a `#[test]` function, and what they hold.
     Test,
+    /// A declaration of what is defined elsewhere (a C prototype, an `extern` variable) or
+    /// of nothing a reader looks up (an include guard): outlined and looked up, but no item,
+    /// so a use of the name credits the definition rather than the declaring header.
+    Declaration,
 }
 
 /// What one file defines and refers to.

@@ -156,7 +156,10 @@ impl Fs {
         // `path` naming one file asks for its outline.
         let outline = matches!(&*candidates, [only] if only.path == scope.as_str());
         let ranked = match &*mapped {
-            [file] if outline => Arc::new(vec![cache.outline(file, &steering)]),
+            [file] if outline => Arc::new(rank::Ranking {
+                files: vec![cache.outline(file, &steering)],
+                tests_left_out: 0,
+            }),
             _ => cache.ranked(&mapped, &symbols, &steering),
         };
         // Operators (and the tests) see what the cache saved.
@@ -186,6 +189,7 @@ impl Fs {
                 .map(|&i| candidates[i].path.clone())
                 .collect(),
             not_built_in: parsed.not_built_in,
+            tests_left_out: ranked.tests_left_out,
         };
         let byte_budget = answer_budget(self.root().limits().max_result_bytes);
         // A text of more than 4 bytes per allowed character, or more bytes than the result
@@ -194,7 +198,7 @@ impl Fs {
             .max_chars
             .saturating_mul(4)
             .min(usize::try_from(byte_budget).unwrap_or(usize::MAX));
-        let text = render(&ranked, &tally, cap, |text| {
+        let text = render(&ranked.files, &tally, cap, |text| {
             text.chars().count() <= query.max_chars && escaped_len(text) <= byte_budget
         });
         Ok(FsAnswer {

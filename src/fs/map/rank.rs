@@ -88,6 +88,10 @@ pub const STEERED_SHARE: f64 = 0.9;
 pub const FOCUS_WEIGHT: f64 = 50.0;
 /// Most definitions shown per file before the budget trims.
 pub const DEFINITIONS_PER_FILE: usize = 12;
+/// Most incidental definitions (tests, nested ones, constructors, describing methods: see
+/// [`seldom_looked_up`]) a file shows, and only when it has nothing else to show: they label
+/// a file, they do not fill it.
+pub const INCIDENTAL_ALONE: usize = 1;
 /// Smallest map in which a name most files refer to is set aside.
 pub const SET_ASIDE_MIN_FILES: usize = 10;
 /// Files defining a name beyond which a reference to it is generic (see [`generic_name`]).
@@ -340,16 +344,27 @@ pub struct RankedFile {
     pub definitions: Vec<Shown>,
 }
 
+/// A ranking: the files in order, and how many test files a steered map left out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ranking {
+    /// The ranked files, best first.
+    pub files: Vec<RankedFile>,
+    /// Test files not listed because the query and focus reach none of them (see [`rank`]).
+    pub tests_left_out: usize,
+}
+
 /// A file's rank group, compared before its score: it spells an identifier the query spells,
 /// defines one the query names, its items' best share of the query's words (tenths), how near
 /// the focus it is, and whether it is not a test file.
 type Group = (bool, bool, u8, u32, bool);
 
 /// Ranks `files` and chooses their definitions. Files that define nothing take part in the
-/// graph but are left out of the result (they have no line to show).
-pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec<RankedFile> {
+/// graph but are left out of the result (they have no line to show). A map steered by a
+/// query or a focus lists only the test files its steering reaches (see [`reached_tests`]);
+/// the others are counted in [`Ranking::tests_left_out`].
+pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Ranking {
     if files.is_empty() {
-        return Vec::new();
+        return Ranking::default();
     }
     let graph = Graph::new(files, names);
     let facts = QueryFacts::new(files, steering, names);
@@ -365,6 +380,8 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         }
     };
     let near = neighbourhood(files, &steering.focus, names);
+    let reached = reached_tests(files, steering, &facts, &near, names);
+    let mut tests_left_out = 0;
     // A name defined as an item somewhere leads with those files only, not with a file whose
     // function body or tests declare the same name.
     let named_item = files
@@ -390,6 +407,11 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
         .iter()
         .enumerate()
         .filter(|(_, file)| !file.symbols.definitions.is_empty())
+        .filter(|&(b, _)| {
+            let listed = reached.get(b).copied().unwrap_or(true);
+            tests_left_out += usize::from(!listed);
+            listed
+        })
         .map(|(b, file)| {
             let test_file = test_path(file.path);
             let group = (
@@ -414,7 +436,72 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Vec
             .then_with(|| quantized(y.score).cmp(&quantized(x.score)))
             .then_with(|| x.path.cmp(&y.path))
     });
-    ranked.into_iter().map(|(_, file)| file).collect()
+    Ranking {
+        files: ranked.into_iter().map(|(_, file)| file).collect(),
+        tests_left_out,
+    }
+}
+
+/// Per file, whether a map lists it: every file when nothing steers the map; else every file
+/// that is not a test file ([`test_path`]), and the test files the steering reaches. A test
+/// file is reached when it defines an identifier the query names, its path or one of its
+/// definitions' names holds a query word (`context_test.go` for `context`), it lies at or
+/// near a focus path (`near`), or it uses a name of at least [`NEIGHBOUR_MIN_LEN`] characters
+/// that only focused files define, as the tests of the focused code do. The rest of a tree's
+/// tests are what a reader of a steered map asked nothing about, yet most of its lines.
+fn reached_tests(
+    files: &[MapFile<'_>],
+    steering: &Steering,
+    facts: &QueryFacts,
+    near: &[u32],
+    names: &Interner,
+) -> Vec<bool> {
+    if steering.query.is_empty() && steering.focus.is_empty() {
+        return vec![true; files.len()];
+    }
+    // The names only focused files define, hashed as vocabularies keep words.
+    let mut focus_only: HashSet<u32> = HashSet::new();
+    if near.contains(&u32::MAX) {
+        let mut outside: HashSet<NameId> = HashSet::new();
+        for (file, &near) in files.iter().zip(near) {
+            if near != u32::MAX {
+                outside.extend(file.symbols.defined.iter().copied());
+            }
+        }
+        for (file, &near) in files.iter().zip(near) {
+            if near == u32::MAX {
+                focus_only.extend(
+                    file.symbols
+                        .defined
+                        .iter()
+                        .filter(|name| !outside.contains(name))
+                        .map(|&name| names.name(name))
+                        .filter(|name| name.chars().count() >= NEIGHBOUR_MIN_LEN)
+                        .map(super::uses::word_hash),
+                );
+            }
+        }
+    }
+    files
+        .iter()
+        .zip(near)
+        .map(|(file, &near)| {
+            if !test_path(file.path) || near > 0 {
+                return true;
+            }
+            let path = file.path.to_lowercase();
+            steering
+                .query
+                .iter()
+                .any(|word| path.contains(word.as_str()))
+                || file
+                    .symbols
+                    .definitions
+                    .iter()
+                    .any(|d| facts.has(d.name, NAMED) || facts.has(d.name, HAS_WORD))
+                || file.symbols.words.iter().any(|w| focus_only.contains(w))
+        })
+        .collect()
 }
 
 /// One file as its own outline: every definition that is not nested in a function body, in
@@ -471,16 +558,18 @@ fn test_path(path: &str) -> bool {
         .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "testdata"))
         || file.starts_with("test_")
         || file == "conftest.py"
-        || file
-            .split('.')
-            .next()
-            .is_some_and(|stem| stem.ends_with("_test"))
+        // The stem before the first dot or the last: `x_test.go`, `context_1.17_test.go`.
+        || [file.split('.').next(), file.rsplit_once('.').map(|(stem, _)| stem)]
+            .into_iter()
+            .flatten()
+            .any(|stem| stem.ends_with("_test"))
         || file.contains(".test.")
         || file.contains(".spec.")
 }
 
 /// Whether a definition is one a reader seldom looks up wherever it is: one nested in a
-/// function body or in test-only code ([`Place`]), a test function (`test_*`), an entry point
+/// function body or in test-only code ([`Place`]), an include guard (a declaration written
+/// as a `#define`), a test function (`test_*`), an entry point
 /// (`main`), a constructor ([`CONSTRUCTORS`]), a method that describes or compares its value
 /// ([`DESCRIBING_METHODS`]: `fmt`, Go's `String()`, `toString`) or a dunder method, and an
 /// associated type (an indented `type X = …;`).
@@ -490,7 +579,9 @@ fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
         trimmed.len() < text.len()
             && (trimmed.starts_with("type ") || trimmed.starts_with("pub type "))
     };
-    place != Place::Item
+    let guard = || place == Place::Declaration && text.trim_start().starts_with('#');
+    !matches!(place, Place::Item | Place::Declaration)
+        || guard()
         || name.starts_with("test_")
         || name == "main"
         || CONSTRUCTORS.contains(&name)

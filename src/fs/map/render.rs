@@ -14,7 +14,9 @@
 //! `; walk stopped after 5000 files`, `; not parsed, nested too deeply or too costly: a.js, b.cpp`
 //! (at most three names, then `and N more`; these files also count among the skipped),
 //! `; no grammar in this build for 2 Ruby files (cargo feature lang-ruby)` (files of a language
-//! the build leaves out, also counted among the skipped), and
+//! the build leaves out, also counted among the skipped),
+//! `; 45 test files not listed: the query and focus reach none of them` (a steered map's test
+//! files that no query word, named identifier or focused code reaches), and
 //! `; left out by max-chars: K files, E definitions`
 //! (K whole files dropped from the bottom of the ranking, E definitions trimmed from the
 //! files still printed; a zero part is not written).
@@ -61,6 +63,8 @@ pub struct Tally {
     pub unparsed: Vec<String>,
     /// Files in a language this build leaves out, by language; also counted in `skipped`.
     pub not_built_in: Vec<(Language, usize)>,
+    /// Test files a steered map did not list: its query and focus reach none of them.
+    pub tests_left_out: usize,
 }
 
 /// Renders `ranked` (best first) so that `fits` accepts the whole answer, dropping the
@@ -314,6 +318,12 @@ pub fn summary(
         line.push_str("; ");
         line.push_str(&note);
     }
+    if tally.tests_left_out > 0 {
+        line.push_str(&format!(
+            "; {} not listed: the query and focus reach none of them",
+            count(tally.tests_left_out, "test file", "test files")
+        ));
+    }
     let mut parts = Vec::new();
     if files_left_out > 0 {
         parts.push(count(files_left_out, "file", "files"));
@@ -556,6 +566,7 @@ mod tests {
             marked: Vec::new(),
             unparsed: Vec::new(),
             not_built_in: Vec::new(),
+            tests_left_out: 0,
         };
         assert_eq!(
             summary(&tally, 1, 3, 0),

@@ -188,6 +188,8 @@ struct Tagged {
     definition: bool,
     /// A definition of a function or method, whose body is no place for items.
     function: bool,
+    /// A declaration (the `declaration` kind: a C prototype, an `extern`, an include guard).
+    declaration: bool,
     /// A Rust `impl` block: no reference, only the members' container.
     impl_block: bool,
     /// Whose members the definitions inside are: a type's, trait's or module's own name, or
@@ -226,11 +228,15 @@ fn tag_with(
         if tag.definition {
             let line = u32::try_from(tag.row.saturating_add(1)).unwrap_or(u32::MAX);
             let text = line_text(source, tag.name_start);
+            let place = match tag.place {
+                Place::Item if tag.declaration => Place::Declaration,
+                place => place,
+            };
             let definition = Definition {
                 name: tag.name,
                 line,
                 text,
-                place: tag.place,
+                place,
                 container: tag.container,
             };
             definitions.push((tag.name_start, definition));
@@ -359,6 +365,7 @@ fn collect(
             row: rows + tag.span.start.row,
             definition: tag.is_definition,
             function: tag.is_definition && matches!(kind, "function" | "method"),
+            declaration: tag.is_definition && kind == "declaration",
             impl_block,
             members,
             place: Place::Item,

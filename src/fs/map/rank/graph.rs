@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::{
-    DAMPING, DEFINITIONS_PER_FILE, GENERIC_DEFINERS, GENERIC_WEIGHT, MAX_ITERATIONS, MapFile,
-    SET_ASIDE_MIN_FILES, Shown, TOLERANCE, generic_name,
+    DAMPING, DEFINITIONS_PER_FILE, GENERIC_DEFINERS, GENERIC_WEIGHT, INCIDENTAL_ALONE,
+    MAX_ITERATIONS, MapFile, SET_ASIDE_MIN_FILES, Shown, TOLERANCE, generic_name,
 };
 use crate::fs::map::Place;
 use crate::fs::map::symbols::{DefinitionLine, Interner, NameId, Symbols};
@@ -237,7 +237,8 @@ impl Graph {
     /// to (`steered` gives its weight: infinite for a name the query names, above any count
     /// of references for one holding its words) comes before all others (an incidental one
     /// after those that are not) and is never set aside; an `incidental` one weighs less than
-    /// any other (`-1 / (1 + references)`), so it is shown only when nothing better fits.
+    /// any other (`-1 / (1 + references)`) and is shown only when the file has nothing else
+    /// to show, and then only the [`INCIDENTAL_ALONE`] heaviest.
     pub(super) fn choose(
         &self,
         symbols: &Symbols,
@@ -285,11 +286,23 @@ impl Graph {
             })
             .collect();
         candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then_with(|| x.1.line.cmp(&y.1.line)));
+        // Incidental definitions label a file; they do not fill it: listed only when the file
+        // has nothing else to show, and then only the heaviest (one named by the query is
+        // never incidental here: its weight is f64::MAX).
+        let incidental_weight = |weight: f64| weight < 0.0;
+        let labels_only = candidates.iter().all(|(w, _)| incidental_weight(*w));
+        let mut incidentals = 0;
         // One definition per line (the heaviest), at most DEFINITIONS_PER_FILE.
         let mut shown: Vec<Shown> = Vec::new();
         for (weight, d) in candidates {
             if shown.len() == DEFINITIONS_PER_FILE {
                 break;
+            }
+            if incidental_weight(weight) {
+                if !labels_only || incidentals == INCIDENTAL_ALONE {
+                    break;
+                }
+                incidentals += 1;
             }
             if shown.iter().all(|s| s.line != d.line) {
                 shown.push(Shown {

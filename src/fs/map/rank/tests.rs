@@ -33,7 +33,7 @@ fn rank_all(files: &[(&str, FileTags)], steering: &Steering) -> Vec<RankedFile> 
         .zip(&symbols)
         .map(|((path, _), symbols)| MapFile { path, symbols })
         .collect();
-    rank(&list, steering, &names)
+    rank(&list, steering, &names).files
 }
 
 fn order(files: &[(&str, FileTags)], steering: &Steering) -> Vec<String> {

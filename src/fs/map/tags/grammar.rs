@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::Language;
 
-const C_SUPPLEMENT: &str = include_str!("queries/c.scm");
+const C_QUERY: &str = include_str!("queries/c.scm");
 const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
 const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
 const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
@@ -59,7 +59,8 @@ pub struct Grammar {
     /// name (see `queries/`); may be empty.
     pub overrides: &'static str,
     /// The grammar crate's own tags query; empty where it ships none that tree-sitter-tags
-    /// can use (C#, Kotlin, Swift), and then the supplement is the whole query.
+    /// can use (C#, Kotlin, Swift) or one that we replace (C), and then the supplement is the
+    /// whole query.
     pub vendored_query: &'static str,
     /// Patterns appended to it where it falls short (see `queries/`); may be empty.
     pub supplement: &'static str,
@@ -74,11 +75,8 @@ pub fn grammar(language: Language) -> Option<Grammar> {
     // Before any tree-sitter object exists, so that all of them are counted.
     super::super::memory::install();
     let (grammar, vendored_query, supplement): (tree_sitter::Language, _, _) = match language {
-        Language::C => (
-            tree_sitter_c::LANGUAGE.into(),
-            tree_sitter_c::TAGS_QUERY,
-            C_SUPPLEMENT,
-        ),
+        // The crate's tags query tags prototypes and type uses as definitions (see the query).
+        Language::C => (tree_sitter_c::LANGUAGE.into(), "", C_QUERY),
         Language::Cpp => (
             tree_sitter_cpp::LANGUAGE.into(),
             tree_sitter_cpp::TAGS_QUERY,

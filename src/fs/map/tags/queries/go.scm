@@ -9,3 +9,9 @@
 (source_file
   (var_declaration
     (var_spec name: (identifier) @name) @definition.variable))
+
+; A `var (` group: the grammar holds its specs in a list.
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec name: (identifier) @name) @definition.variable)))
