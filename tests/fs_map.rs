@@ -974,3 +974,109 @@ fn only_references_that_resolve_rank_a_definition() {
         .expect("the shadowing modules are still mapped");
     assert!(first_builtin >= 2, "{text}");
 }
+
+/// A source tree with tests: a steered map lists the test files its query or focus reaches
+/// (by a query word in the path or a name, or by using what only the focused code defines)
+/// and counts the rest; an unsteered map lists them all. A test file shows one definition, a
+/// label, however many tests it holds.
+#[test]
+fn a_steered_map_lists_the_tests_it_reaches_and_counts_the_rest() {
+    let tree = Tree::new()
+        .file(
+            "src/context.py",
+            "def make_context():\n    return 1\n",
+        )
+        .file(
+            "src/parser.py",
+            "def parse_tokens(text):\n    return text.split()\n",
+        )
+        .file(
+            "tests/test_context.py",
+            "from src.context import make_context\n\n\ndef test_make():\n    assert make_context() == 1\n",
+        )
+        .file(
+            "tests/test_parser.py",
+            "from src.parser import parse_tokens\n\n\ndef test_parse():\n    assert parse_tokens('a b') == ['a', 'b']\n\n\ndef test_parse_empty():\n    assert parse_tokens('') == []\n",
+        )
+        .file("tests/test_other.py", "def test_nothing():\n    assert True\n");
+    let mut server = fs_server(&tree);
+    let left_out = "; 2 test files not listed: the query and focus reach none of them]";
+
+    let text = map(&mut server, json!({"query": "context"}));
+    assert_eq!(
+        files_of(&text),
+        ["src/context.py", "src/parser.py", "tests/test_context.py"],
+        "{text}"
+    );
+    assert!(summary_of(&text).ends_with(left_out), "{text}");
+
+    let text = map(&mut server, json!({"focus": "src/parser.py"}));
+    assert_eq!(
+        files_of(&text),
+        ["src/parser.py", "src/context.py", "tests/test_parser.py"],
+        "{text}"
+    );
+    assert!(summary_of(&text).ends_with(left_out), "{text}");
+    // Two tests, one line: a label.
+    let tests = text.split("tests/test_parser.py:\n").nth(1).unwrap();
+    assert_eq!(
+        tests.split("\n\n").next().unwrap().lines().count(),
+        1,
+        "{text}"
+    );
+
+    let text = map(&mut server, json!({}));
+    assert_eq!(files_of(&text).len(), 5, "{text}");
+    assert!(!summary_of(&text).contains("not listed"), "{text}");
+}
+
+const LIST_H: &str = "#ifndef LIST_H\n#define LIST_H\n\nstruct list {\n    int n;\n};\n\nint list_len(const struct list *l);\nstruct list *list_new(void);\nextern int list_count;\n\n#endif\n";
+
+const LIST_C: &str = "#include \"list.h\"\n\nint list_count;\n\nint list_len(const struct list *l) {\n#define STEP 1\n    enum kind { A } k;\n    return l->n * STEP;\n}\n\nstruct list *list_new(void) {\n    return 0;\n}\n";
+
+const MAIN_C: &str = "#include \"list.h\"\n\nenum kind k;\n\nint main(void) {\n    struct list *l = list_new();\n    return list_len(l);\n}\n";
+
+/// A C header declares what a source file defines: its outline lists the type, the
+/// prototypes and the `extern`, never the include guard; a query for a function leads with
+/// the file defining it, not the header declaring it; what a function body holds (a
+/// `#define`, an `enum`) is no item; a bodiless `enum kind k;` defines nothing; and the
+/// header's focus reaches the source defining what it declares.
+#[test]
+fn c_prototypes_and_guards_declare_and_function_bodies_hold_no_items() {
+    let tree = Tree::new()
+        .file("include/list.h", LIST_H)
+        .file("src/list.c", LIST_C)
+        .file("src/main.c", MAIN_C);
+    let mut server = fs_server(&tree);
+
+    let text = map(&mut server, json!({"path": "include/list.h"}));
+    assert_eq!(
+        text,
+        "include/list.h:\n   4: struct list {\n⋮\n   8: int list_len(const struct list *l);\n   9: struct list *list_new(void);\n  10: extern int list_count;\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 4 definitions; the file's outline]"
+    );
+
+    let text = map(&mut server, json!({"query": "list_len"}));
+    assert_eq!(files_of(&text)[0], "src/list.c", "{text}");
+
+    let text = map(&mut server, json!({}));
+    let source = text.split("src/list.c:\n").nth(1).unwrap();
+    let source: Vec<&str> = source.split("\n\n").next().unwrap().lines().collect();
+    assert_eq!(
+        source,
+        [
+            "   5: int list_len(const struct list *l) {",
+            "⋮",
+            "  11: struct list *list_new(void) {"
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("#define LIST_H"), "{text}");
+    assert!(!text.contains("enum kind k;"), "{text}");
+
+    let text = map(&mut server, json!({"focus": "include/list.h"}));
+    assert_eq!(
+        files_of(&text)[..2],
+        ["include/list.h", "src/list.c"],
+        "{text}"
+    );
+}

@@ -708,3 +708,32 @@ shapes.py:17: [type] def all_of(items: list[Shape]) -> list[Shape]:
 shapes.py:18: [call] return [Shape() for _ in items]"
     );
 }
+
+/// A C lookup lists the header's prototype and the source's definition, and the calls; a
+/// prototype is no use of the name.
+#[test]
+fn a_c_lookup_lists_declarations_and_definitions_and_calls() {
+    let tree = Tree::new()
+        .file(
+            "include/list.h",
+            "#ifndef LIST_H\n#define LIST_H\n\nint list_len(const int *l);\n\n#endif\n",
+        )
+        .file(
+            "src/list.c",
+            "#include \"list.h\"\n\nint list_len(const int *l) {\n    return *l;\n}\n",
+        )
+        .file(
+            "src/main.c",
+            "#include \"list.h\"\n\nint main(void) {\n    int n = 1;\n    return list_len(&n);\n}\n",
+        );
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        symbols(&mut server, json!({"name": "list_len"})),
+        "2 definitions of 'list_len':
+include/list.h:4: int list_len(const int *l);
+src/list.c:3: int list_len(const int *l) {
+
+1 reference to 'list_len' in 1 file:
+src/main.c:5: [call] return list_len(&n);"
+    );
+}

@@ -504,14 +504,17 @@ fn reached_tests(
         .collect()
 }
 
-/// One file as its own outline: every definition that is not nested in a function body, in
-/// line order, one per line. Each is weighed for the budget alone, which gives back the
+/// One file as its own outline: every definition that is not nested in a function body (nor
+/// an include guard), in line order, one per line. Each is weighed for the budget alone, which gives back the
 /// heaviest first: a definition the query names, then items before test-only code, and among
 /// those the less indented (a type before its methods), then the earlier.
 pub fn outline(file: &MapFile<'_>, steering: &Steering, names: &Interner) -> RankedFile {
     let mut definitions: Vec<Shown> = Vec::new();
     for d in &file.symbols.definitions {
-        if d.place == Place::Nested || definitions.iter().any(|s| s.line == d.line) {
+        if d.place == Place::Nested
+            || include_guard(d.place, &d.text)
+            || definitions.iter().any(|s| s.line == d.line)
+        {
             continue;
         }
         let weight = if steering.names(names.name(d.name)) {
@@ -579,15 +582,20 @@ fn seldom_looked_up(name: &str, text: &str, place: Place) -> bool {
         trimmed.len() < text.len()
             && (trimmed.starts_with("type ") || trimmed.starts_with("pub type "))
     };
-    let guard = || place == Place::Declaration && text.trim_start().starts_with('#');
     !matches!(place, Place::Item | Place::Declaration)
-        || guard()
+        || include_guard(place, text)
         || name.starts_with("test_")
         || name == "main"
         || CONSTRUCTORS.contains(&name)
         || (DESCRIBING_METHODS.contains(&name) && text.contains('('))
         || is_dunder(name)
         || associated_type()
+}
+
+/// Whether a definition is an include guard: a declaration written as a `#define` (the C
+/// query tags a guard so; any other `#define` is a constant or a macro).
+fn include_guard(place: Place, text: &str) -> bool {
+    place == Place::Declaration && text.trim_start().starts_with('#')
 }
 
 /// What the query says of each name the mapped files define, worked out once per name (a

@@ -187,6 +187,7 @@ fn incidental_definitions() {
         ("src/x/test/a.py", "f", "def f():"),
         ("pkg/test_io.py", "f", "def f():"),
         ("pkg/io_test.go", "F", "func F() {"),
+        ("context/context_1.17_test.go", "F", "func F() {"),
         ("web/a.test.ts", "f", "function f() {"),
         ("web/a.spec.ts", "f", "function f() {"),
         ("conftest.py", "fixture", "def fixture():"),
