@@ -190,6 +190,9 @@ struct Tagged {
     function: bool,
     /// A declaration (the `declaration` kind: a C prototype, an `extern`, an include guard).
     declaration: bool,
+    /// A scope (the `scope` kind: an anonymous function, an object literal passed to a call):
+    /// it places what it holds as nested, and is itself no definition.
+    scope: bool,
     /// A Rust `impl` block: no reference, only the members' container.
     impl_block: bool,
     /// Whose members the definitions inside are: a type's, trait's or module's own name, or
@@ -221,8 +224,9 @@ fn tag_with(
     let mut tags = FileTags::default();
     let mut definitions = Vec::new();
     for tag in tagged {
-        // An anonymous item (`const _: () = …;`) is nothing anyone refers to.
-        if tag.definition && tag.name == "_" {
+        // An anonymous item (`const _: () = …;`) is nothing anyone refers to; a scope only
+        // placed what it holds.
+        if tag.definition && (tag.name == "_" || tag.scope) {
             continue;
         }
         if tag.definition {
@@ -364,8 +368,9 @@ fn collect(
             range: offset + tag.range.start..offset + tag.range.end,
             row: rows + tag.span.start.row,
             definition: tag.is_definition,
-            function: tag.is_definition && matches!(kind, "function" | "method"),
+            function: tag.is_definition && matches!(kind, "function" | "method" | "scope"),
             declaration: tag.is_definition && kind == "declaration",
+            scope: tag.is_definition && kind == "scope",
             impl_block,
             members,
             place: Place::Item,

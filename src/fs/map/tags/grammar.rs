@@ -6,7 +6,12 @@ use super::Language;
 
 const C_QUERY: &str = include_str!("queries/c.scm");
 const CPP_SUPPLEMENT: &str = include_str!("queries/cpp.scm");
-const TYPESCRIPT_SUPPLEMENT: &str = include_str!("queries/typescript.scm");
+const TYPESCRIPT_SUPPLEMENT: &str = concat!(
+    include_str!("queries/typescript.scm"),
+    "\n",
+    include_str!("queries/javascript.scm")
+);
+const JAVASCRIPT_SUPPLEMENT: &str = include_str!("queries/javascript.scm");
 const RUST_SUPPLEMENT: &str = include_str!("queries/rust.scm");
 const GO_SUPPLEMENT: &str = include_str!("queries/go.scm");
 const GO_OVERRIDES: &str = include_str!("queries/go-overrides.scm");
@@ -95,7 +100,7 @@ pub fn grammar(language: Language) -> Option<Grammar> {
         Language::JavaScript => (
             tree_sitter_javascript::LANGUAGE.into(),
             tree_sitter_javascript::TAGS_QUERY,
-            "",
+            JAVASCRIPT_SUPPLEMENT,
         ),
         Language::Python => (
             tree_sitter_python::LANGUAGE.into(),
