@@ -1080,3 +1080,67 @@ fn c_prototypes_and_guards_declare_and_function_bodies_hold_no_items() {
         "{text}"
     );
 }
+
+/// JavaScript's scopes: what an anonymous function (a library's factory, a callback), a
+/// constructor, a method with a computed name or an object literal holds is nested, and an
+/// outline leaves it out as it leaves out a named function's body; a module's exports object
+/// (`module.exports = {`, `export default {`) is its API, its members items.
+#[test]
+fn javascript_scopes_nest_what_they_hold_and_an_exports_object_is_the_api() {
+    let source = "module.exports = {\n  apiOne(a) { return a; },\n  apiTwo: function (b) { return b; },\n};\nconst PROTO = {\n  get end() { return 1; },\n};\nclass Q {\n  constructor() { this.test = () => true; }\n  [Symbol.iterator]() { return { next: () => 1 }; }\n  run() {}\n}\n(function (root, factory) { function inner() {} })(this, 1);\ncall({ nestedMethod() {} });\nexport default { fromDefault() {} };\n";
+    let tree = Tree::new()
+        .file("lib/a.js", source)
+        .file("lib/b.js", "const a = require('./a');\na.apiOne(1);\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        map(&mut server, json!({"path": "lib/a.js"})),
+        "lib/a.js:\n   2:   apiOne(a) { return a; },\n   3:   apiTwo: function (b) { return b; },\n⋮\n   8: class Q {\n⋮\n  11:   run() {}\n⋮\n  15: export default { fromDefault() {} };\n\n[mapped 1 file (0 skipped: unsupported/binary/too-large), 5 definitions; the file's outline]"
+    );
+    // Nested, yet found by name when nothing else defines it.
+    let text = map(&mut server, json!({"query": "nestedMethod"}));
+    assert_eq!(files_of(&text)[0], "lib/a.js", "{text}");
+    assert!(
+        text.contains("  14: call({ nestedMethod() {} });"),
+        "{text}"
+    );
+}
+
+/// Code depends on code: a test file defining a name the focused file uses is no neighbour of
+/// it, and does not hide the code that defines the same name (`shared_helper`, defined by
+/// `src/shared.py` and by a test); the focus reaches the test no other way, so it is counted,
+/// not listed.
+#[test]
+fn a_test_file_is_no_focus_neighbour_and_hides_no_definer() {
+    let caller = |n: usize| {
+        format!("from src.other import other_thing\n\n\ndef run{n}():\n    return other_thing()\n")
+    };
+    let tree = Tree::new()
+        .file(
+            "src/app.py",
+            "from src.shared import shared_helper\n\n\ndef main_entry():\n    return shared_helper() + fixture_value()\n",
+        )
+        .file("src/shared.py", "def shared_helper():\n    return 1\n")
+        .file("src/other.py", "def other_thing():\n    return 2\n")
+        .file("src/x1.py", caller(1))
+        .file("src/x2.py", caller(2))
+        .file("src/x3.py", caller(3))
+        .file(
+            "tests/test_shared.py",
+            "def shared_helper():\n    return 0\n\n\ndef fixture_value():\n    return 3\n",
+        );
+    let mut server = fs_server(&tree);
+    let text = map(&mut server, json!({"focus": "src/app.py"}));
+    let files = files_of(&text);
+    assert_eq!(
+        files[..3],
+        ["src/app.py", "src/shared.py", "src/other.py"],
+        "{text}"
+    );
+    // Nor is it reached: it uses nothing only the focused file defines.
+    assert!(!files.contains(&"tests/test_shared.py"), "{text}");
+    assert!(
+        summary_of(&text)
+            .ends_with("; 1 test file not listed: the query and focus reach none of them]"),
+        "{text}"
+    );
+}

@@ -765,7 +765,8 @@ fn word_group(score: f32) -> u8 {
 }
 
 /// Per file, how near it is to the focus: [`u32::MAX`] for a file at or below a focus path,
-/// else how many names it alone defines (of at least [`NEIGHBOUR_MIN_LEN`] characters; at most
+/// 0 for a test file ([`test_path`]), else how many names it alone (among the files that are
+/// not tests) defines (of at least [`NEIGHBOUR_MIN_LEN`] characters; at most
 /// [`NEIGHBOUR_DEFINERS`] files define each) a focused file uses: refers to, or holds as a
 /// word anywhere (its vocabulary: an import, a value, a constant); 0 for the rest.
 fn neighbourhood(files: &[MapFile<'_>], focus: &[String], names: &Interner) -> Vec<u32> {
@@ -776,8 +777,12 @@ fn neighbourhood(files: &[MapFile<'_>], focus: &[String], names: &Interner) -> V
     if !focused.contains(&true) {
         return vec![0; files.len()];
     }
+    // Code depends on code: a test file's definitions (its tests, fixtures and helpers) are
+    // what nothing outside the tests uses, so a test file is no neighbour, and a name it
+    // shares with the code does not hide the code's definer.
+    let tests: Vec<bool> = files.iter().map(|file| test_path(file.path)).collect();
     let mut definers: HashMap<NameId, usize> = HashMap::new();
-    for file in files {
+    for (file, _) in files.iter().zip(&tests).filter(|(_, test)| !**test) {
         for &name in &file.symbols.defined {
             *definers.entry(name).or_default() += 1;
         }
@@ -806,9 +811,13 @@ fn neighbourhood(files: &[MapFile<'_>], focus: &[String], names: &Interner) -> V
     files
         .iter()
         .zip(focused)
-        .map(|(file, focused)| {
+        .zip(tests)
+        .map(|((file, focused), test)| {
             if focused {
                 return u32::MAX;
+            }
+            if test {
+                return 0;
             }
             let count = file
                 .symbols
