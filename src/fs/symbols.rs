@@ -147,11 +147,15 @@ impl Fs {
         let mut gathered: Vec<(&FoundFile, UseLine)> = Vec::new();
         let mut unspelled = 0usize;
         let mut read = 0usize;
-        // Files in tree order, two read side by side; the answer is full after one line
-        // more than `room`, and a file past that is counted as unread.
-        self.uses_in_order(&candidates, wanted.member, |file, found| {
+        for file in &candidates {
+            if gathered.len() > room {
+                break;
+            }
             read += 1;
-            for line in found.into_iter().flatten() {
+            let Some(found) = self.uses_in(file, wanted.member)? else {
+                continue;
+            };
+            for line in found {
                 if spellings.is_empty() || spellings.iter().any(|s| line.text.contains(s.as_str()))
                 {
                     gathered.push((file, line));
@@ -159,8 +163,7 @@ impl Fs {
                     unspelled += 1;
                 }
             }
-            Ok(gathered.len() <= room)
-        })?;
+        }
         let unread = candidates.len() - read;
         if room == 0 {
             // The definitions filled max-results: a use found is left out, and said to be.

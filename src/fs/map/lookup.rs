@@ -2,8 +2,6 @@
 //! `symbols`, read from the same walk, parses and cache as a map, so a lookup after a map (or
 //! another lookup) of an unchanged tree parses nothing.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
 use super::tags::language_of;
@@ -205,92 +203,7 @@ fn referring_lines(
         .collect()
 }
 
-/// Files the caller of [`Fs::uses_in_order`] reads past the one it waits for.
-const READ_AHEAD: usize = 1;
-
 impl Fs {
-    /// [`Fs::uses_in`] for `files`, handed to `take` in their order until it answers `false`.
-    /// The calling thread and one helper thread of this call's own read and parse the files
-    /// side by side, each taking the next file not yet taken, both under the call (its
-    /// deadline and cancellation). The caller never waits for a file nobody has started (it
-    /// takes it itself), and none is started once `take` has had enough; no pool is used, so
-    /// a lookup never queues behind another call's parses.
-    pub(in crate::fs) fn uses_in_order<'f>(
-        &self,
-        files: &[&'f FoundFile],
-        member: &str,
-        mut take: impl FnMut(&'f FoundFile, Option<Vec<UseLine>>) -> Result<bool, FsError>,
-    ) -> Result<(), FsError> {
-        type Found = Result<Option<Vec<UseLine>>, FsError>;
-        let next = AtomicUsize::new(0);
-        let enough = AtomicBool::new(false);
-        let claim = || {
-            if enough.load(Ordering::Relaxed) {
-                return None;
-            }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            (i < files.len()).then_some(i)
-        };
-        let (sender, receiver) = std::sync::mpsc::channel::<(usize, Found)>();
-        let call = crate::root::current_call();
-        std::thread::scope(|scope| {
-            if files.len() > 1 {
-                let sender = sender.clone();
-                let helper = move || {
-                    call.run(|| {
-                        while let Some(i) = claim() {
-                            if sender.send((i, self.uses_in(files[i], member))).is_err() {
-                                break;
-                            }
-                        }
-                    });
-                };
-                // Without the helper the caller reads every file itself.
-                let _ = std::thread::Builder::new()
-                    .name("fsmcp-uses".into())
-                    .spawn_scoped(scope, helper);
-            }
-            drop(sender);
-            let mut waiting: std::collections::HashMap<usize, Found> =
-                std::collections::HashMap::new();
-            let outcome = (|| {
-                for (i, &file) in files.iter().enumerate() {
-                    let found = loop {
-                        if let Some(found) = waiting.remove(&i) {
-                            break found;
-                        }
-                        // The caller reads ahead of a slow file of the helper's by at most
-                        // one file: the answer may be full at that file.
-                        let mine = if waiting.len() < READ_AHEAD {
-                            claim()
-                        } else {
-                            None
-                        };
-                        match mine {
-                            Some(mine) => {
-                                waiting.insert(mine, self.uses_in(files[mine], member));
-                            }
-                            // Every file is taken, or the caller is ahead: the one wanted is
-                            // the helper's.
-                            None => match receiver.recv() {
-                                Ok((at, found)) => {
-                                    waiting.insert(at, found);
-                                }
-                                Err(_) => break self.uses_in(file, member),
-                            },
-                        }
-                    };
-                    if !take(file, found?)? {
-                        break;
-                    }
-                }
-                Ok(())
-            })();
-            enough.store(true, Ordering::Relaxed);
-            outcome
-        })
-    }
-
     /// Every line of `file` using the name `member`, in order, other than its definition
     /// lines: from its syntax tree (see [`super::uses`]), or, for Raku and a file that cannot
     /// be parsed again, the lines its tags name (as values). `None` when the file cannot be
