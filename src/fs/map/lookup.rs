@@ -6,7 +6,7 @@ use super::parse::{parse_all, read_source};
 use super::symbols::NameId;
 use super::tags::language_of;
 use super::tags::line_text;
-use super::uses::{UseKind, holds, uses};
+use super::uses::{UseKind, uses, word_hash};
 use super::{Fs, FsError, Language, Place, mappable};
 use crate::root::{FileEntry, NotApplied, RelPath, RootError};
 
@@ -131,9 +131,16 @@ impl Fs {
         // A member defined out of line spells its container in its own line (C++'s
         // `void Type::member()`).
         let spelled = wanted.spellings();
+        // Hashed once: the vocabularies of every file below the scope are asked for it.
+        let word = word_hash(wanted.member);
         for (i, symbols) in &parsed.files {
-            let definitions: Vec<FoundDefinition> = symbols
-                .definitions
+            // A name no parse interned is defined nowhere: no file's definitions are looked at.
+            let defined = if member.is_some() {
+                &symbols.definitions[..]
+            } else {
+                &[]
+            };
+            let definitions: Vec<FoundDefinition> = defined
                 .iter()
                 .filter(|d| Some(d.name) == member)
                 .filter(|d| match container {
@@ -149,10 +156,6 @@ impl Fs {
                     place: d.place,
                 })
                 .collect();
-            let entry = &walked.files[*i];
-            let Some(language) = language_of(&entry.path) else {
-                continue;
-            };
             let lines: Vec<u32> = match member {
                 Some(member) if references => referring_lines(
                     symbols.lines_referring_to(member),
@@ -161,10 +164,16 @@ impl Fs {
                 ),
                 _ => Vec::new(),
             };
-            let mentions = references && holds(&symbols.words, wanted.member);
+            let mentions = references && symbols.words.binary_search(&word).is_ok();
             if definitions.is_empty() && lines.is_empty() && !mentions {
                 continue;
             }
+            // Only for the files kept: telling a path's language costs more than the checks
+            // above, and most files hold nothing of the name.
+            let entry = &walked.files[*i];
+            let Some(language) = language_of(&entry.path) else {
+                continue;
+            };
             let defining = symbols
                 .definitions
                 .iter()
@@ -190,6 +199,9 @@ fn referring_lines(
     definitions: &[super::symbols::DefinitionLine],
     name: NameId,
 ) -> Vec<u32> {
+    if lines.is_empty() {
+        return Vec::new();
+    }
     let mut defining: Vec<u32> = definitions
         .iter()
         .filter(|d| d.name == name)
