@@ -551,16 +551,19 @@ pub fn generic_name(name: &str) -> bool {
 
 /// Whether `path` is a test file, whose definitions a reader seldom looks up (they are shown
 /// only when nothing better fits, as are those [`seldom_looked_up`] anywhere): in a `tests`,
-/// `test`, `__tests__` or `testdata` directory, or named `test_*.py`, `*_test.*`, `*.test.*`, `*.spec.*` or
-/// `conftest.py`.
+/// `test`, `__tests__` or `testdata` directory, or named `test_*.py`, `*_test.*`, `*.test.*`,
+/// `*.spec.*`, `conftest.py`, `tests.rs`, `*Test.java` or `*Tests.java` (a `test_client.rs`
+/// or `test_helpers.go` is code the tests use, not tests).
 fn test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     path.split('/')
         .rev()
         .skip(1)
         .any(|dir| matches!(dir, "tests" | "test" | "__tests__" | "testdata"))
-        || file.starts_with("test_")
+        || (file.starts_with("test_") && file.ends_with(".py"))
         || file == "conftest.py"
+        || file == "tests.rs"
+        || (file.ends_with("Test.java") || file.ends_with("Tests.java"))
         // The stem before the first dot or the last: `x_test.go`, `context_1.17_test.go`.
         || [file.split('.').next(), file.rsplit_once('.').map(|(stem, _)| stem)]
             .into_iter()

@@ -188,6 +188,9 @@ fn incidental_definitions() {
         ("pkg/test_io.py", "f", "def f():"),
         ("pkg/io_test.go", "F", "func F() {"),
         ("context/context_1.17_test.go", "F", "func F() {"),
+        ("src/parser/tests.rs", "f", "fn f() {"),
+        ("src/test/java/ListTest.java", "f", "void f() {"),
+        ("java/util/MapTests.java", "f", "void f() {"),
         ("web/a.test.ts", "f", "function f() {"),
         ("web/a.spec.ts", "f", "function f() {"),
         ("conftest.py", "fixture", "def fixture():"),
@@ -210,6 +213,9 @@ fn incidental_definitions() {
     for place in [Place::Nested, Place::Test] {
         assert!(incidental("src/de.rs", "Visitor", "struct Visitor;", place));
     }
+    // A declaration is looked up as its definition is; an include guard is not.
+    assert!(!incidental("a.h", "f", "int f(void);", Place::Declaration));
+    assert!(incidental("a.h", "A_H", "#define A_H", Place::Declaration));
     assert!(!incidental(
         "src/de.rs",
         "Visitor",
@@ -226,6 +232,13 @@ fn incidental_definitions() {
             "pub type Error = Box<dyn std::error::Error>;",
         ),
         ("src/a.py", "run", "    def run(self):"),
+        (
+            "src/test_helpers/test_client.rs",
+            "TestClient",
+            "pub struct TestClient {",
+        ),
+        ("src/contest.rs", "f", "fn f() {"),
+        ("src/a.rs", "guard", "#define A_H"),
     ] {
         assert!(!incidental(path, name, text, Place::Item), "{path} {name}");
     }
