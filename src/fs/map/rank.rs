@@ -266,9 +266,16 @@ impl Steering {
         self.exact.iter().any(|word| word == name)
     }
 
-    /// Whether the query names `name` as an identifier.
+    /// Whether the query names `name` as an identifier (its [`identifier_key`] is one of
+    /// the query's, compared without building it: a map asks this of every name it holds).
     pub fn names(&self, name: &str) -> bool {
-        !self.identifiers.is_empty() && self.identifiers.contains(&identifier_key(name))
+        self.identifiers.iter().any(|key| {
+            let mut spelled = name
+                .chars()
+                .filter(|c| *c != '_' && *c != '-')
+                .flat_map(char::to_lowercase);
+            key.chars().all(|k| spelled.next() == Some(k)) && spelled.next().is_none()
+        })
     }
 }
 
@@ -368,7 +375,12 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Ran
     }
     let graph = Graph::new(files, names);
     let facts = QueryFacts::new(files, steering, names);
-    let personalization = personalization(files, steering, &facts, names);
+    // Each file's best word score, worked out once: the walk's restarts and the order use it.
+    let file_words: Vec<f32> = files
+        .iter()
+        .map(|file| facts.file_word_score(file, names))
+        .collect();
+    let personalization = personalization(files, steering, &facts, &file_words);
     let scores = graph.pagerank(&personalization);
     let named = |name| facts.has(name, NAMED);
     let steered = |name| {
@@ -417,7 +429,7 @@ pub fn rank(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> Ran
             let group = (
                 spells(file.symbols),
                 defines_named(file.symbols),
-                word_group(facts.file_word_score(file, names)),
+                word_group(file_words[b]),
                 near[b],
                 !test_file,
             );
@@ -636,11 +648,10 @@ impl QueryFacts {
                     continue;
                 }
                 let name = names.name(d.name);
-                let lower = name.to_lowercase();
                 *slot = COMPUTED
                     | if steering.names(name) { NAMED } else { 0 }
                     | if steering.spells(name) { SPELLED } else { 0 }
-                    | if steering.query.iter().any(|w| lower.contains(w.as_str())) {
+                    | if steering.query.iter().any(|w| contains_folded(name, w)) {
                         HAS_WORD
                     } else {
                         0
@@ -843,15 +854,16 @@ fn personalization(
     files: &[MapFile<'_>],
     steering: &Steering,
     facts: &QueryFacts,
-    names: &Interner,
+    file_words: &[f32],
 ) -> Vec<f64> {
     let mut weights: Vec<f64> = files
         .iter()
-        .map(|file| {
+        .zip(file_words)
+        .map(|(file, &words)| {
             let mut weight = 1.0;
             if !steering.query.is_empty() {
                 let defines = |fact| file.symbols.defined.iter().any(|&n| facts.has(n, fact));
-                let words = f64::from(facts.file_word_score(file, names));
+                let words = f64::from(words);
                 if defines(NAMED) {
                     weight *= IDENTIFIER_WEIGHT;
                 } else if words > 0.0 {
