@@ -33,17 +33,20 @@
 //! defines it as one), then the files by the best share of the query's words one of their
 //! items holds (in tenths), then the focused
 //! files and their neighbours (files defining a name a focused file refers to, or holds as a
-//! word, that at most [`NEIGHBOUR_DEFINERS`] files define; the more such names, the nearer),
-//! then the rest; each group with its test files last
-//! (a reader looks up the code before its tests), each by score (compared to 1e-12), ties by
-//! path.
+//! word, that at most [`NEIGHBOUR_DEFINERS`] files other than tests define; the more such
+//! names, the nearer; a test file is no neighbour), then the rest; each group with its test
+//! files last (a reader looks up the code before its tests), each by score (compared to
+//! 1e-12), ties by path. A map steered by a query or a focus lists only the test files its
+//! steering reaches, and counts the others.
 //!
 //! **The definitions shown.** A definition of a name the query names comes first, then one
 //! holding the query's words (the larger share first). Otherwise a
 //! definition's weight is the number of references to its name from other files divided by
 //! the number of files defining the name. A name that more than
 //! half of the files refer to is set aside (in maps of at least [`SET_ASIDE_MIN_FILES`]
-//! files): its definitions are not shown, unless a file defines nothing else. A file keeps at
+//! files): its definitions are not shown, unless a file defines nothing else. A definition a
+//! reader seldom looks up ([`seldom_looked_up`], or any in a test file) labels a file with
+//! nothing else to show ([`INCIDENTAL_ALONE`]) and is otherwise left out. A file keeps at
 //! most [`DEFINITIONS_PER_FILE`] definitions (heaviest first, then by line; one per line),
 //! which the budget may trim further.
 //!
