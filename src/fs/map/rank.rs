@@ -61,7 +61,7 @@ use std::collections::{HashMap, HashSet};
 use graph::Graph;
 
 use super::Place;
-use super::symbols::{Interner, NameId, Symbols};
+use super::symbols::{Interner, NameId, Symbols, hash_chars, identifier_chars};
 
 /// PageRank damping: the chance of following an edge rather than teleporting.
 pub const DAMPING: f64 = 0.85;
@@ -264,19 +264,24 @@ impl Steering {
         }
     }
 
-    /// Whether the query spells `name` exactly (one word, or all the words together).
-    pub fn spells(&self, name: &str) -> bool {
-        self.exact.iter().any(|word| word == name)
-    }
-
     /// Whether the query names `name` as an identifier (its [`identifier_key`] is one of
     /// the query's, compared without building it: a map asks this of every name it holds).
     pub fn names(&self, name: &str) -> bool {
+        if name.is_ascii() {
+            // Bytes, not chars: the map asks this of every name, and most are ASCII (a key
+            // byte outside ASCII then never matches, as no ASCII letter lower-cases to one).
+            let spelled = || {
+                name.bytes()
+                    .filter(|b| *b != b'_' && *b != b'-')
+                    .map(|b| b.to_ascii_lowercase())
+            };
+            return self
+                .identifiers
+                .iter()
+                .any(|key| key.len() <= name.len() && spelled().eq(key.bytes()));
+        }
         self.identifiers.iter().any(|key| {
-            let mut spelled = name
-                .chars()
-                .filter(|c| *c != '_' && *c != '-')
-                .flat_map(char::to_lowercase);
+            let mut spelled = identifier_chars(name);
             key.chars().all(|k| spelled.next() == Some(k)) && spelled.next().is_none()
         })
     }
@@ -285,10 +290,7 @@ impl Steering {
 /// An identifier as a query may write it: lower-cased, without `_` or `-`, so that snake,
 /// kebab and camel spellings of the same words agree.
 pub fn identifier_key(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
+    identifier_chars(name).collect()
 }
 
 /// The words of an identifier, lower-cased: split at every character that is not a letter or
@@ -619,19 +621,18 @@ fn include_guard(place: Place, text: &str) -> bool {
 /// What the query says of each name the mapped files define, worked out once per name (a
 /// tree holds a hundred thousand definitions of a few tens of thousands of names).
 struct QueryFacts {
-    /// Per interned name: [`COMPUTED`] and which of [`NAMED`], [`SPELLED`], [`HAS_WORD`] hold.
+    /// Per interned name: which of [`NAMED`], [`SPELLED`], [`HAS_WORD`] hold.
     flags: Vec<u8>,
     /// Per interned name: how much of the query's words it holds ([`QueryFacts::word_score`]).
     word_scores: Vec<f32>,
 }
 
-const COMPUTED: u8 = 1;
 /// The query names the identifier ([`Steering::names`]).
-const NAMED: u8 = 2;
-/// The query spells it exactly ([`Steering::spells`]).
-const SPELLED: u8 = 4;
+const NAMED: u8 = 1;
+/// The query spells it exactly (one of [`Steering::exact`]: a word, or all the words together).
+const SPELLED: u8 = 2;
 /// It contains a query word, case-insensitively.
-const HAS_WORD: u8 = 8;
+const HAS_WORD: u8 = 4;
 
 impl QueryFacts {
     fn new(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> QueryFacts {
@@ -642,23 +643,32 @@ impl QueryFacts {
                 word_scores: Vec::new(),
             };
         }
-        for file in files {
-            for d in &file.symbols.definitions {
-                let Some(slot) = flags.get_mut(d.name.index()) else {
-                    continue;
-                };
-                if *slot != 0 {
-                    continue;
-                }
-                let name = names.name(d.name);
-                *slot = COMPUTED
-                    | if steering.names(name) { NAMED } else { 0 }
-                    | if steering.spells(name) { SPELLED } else { 0 }
-                    | if steering.query.iter().any(|w| contains_folded(name, w)) {
-                        HAS_WORD
-                    } else {
-                        0
-                    };
+        // Asked of every interned name at once (names are prepared for it when interned),
+        // not of each definition; only definitions' names are ever asked after.
+        let hashes: Vec<u32> = steering
+            .identifiers
+            .iter()
+            .map(|key| hash_chars(key.chars()))
+            .collect();
+        for id in names.with_key_hash(&hashes) {
+            if steering.names(names.name(id))
+                && let Some(flag) = flags.get_mut(id.index())
+            {
+                *flag |= NAMED;
+            }
+        }
+        for exact in &steering.exact {
+            if let Some(flag) = names.get(exact).and_then(|id| flags.get_mut(id.index())) {
+                *flag |= SPELLED;
+            }
+        }
+        let mut holding = vec![false; names.len()];
+        for word in &steering.query {
+            names.mark_holding(word, &mut holding);
+        }
+        for (flag, holds) in flags.iter_mut().zip(holding) {
+            if holds {
+                *flag |= HAS_WORD;
             }
         }
         let word_scores = word_scores(files, steering, names);
@@ -705,6 +715,10 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
     }
     // Which query words each distinct item name holds, as a bit set (the first 32 words); a
     // name is split only when it holds one of them as a substring, which few do.
+    let mut holding = vec![false; names.len()];
+    for word in &steering.words {
+        names.mark_holding(word, &mut holding);
+    }
     let mut seen = vec![false; names.len()];
     let mut distinct = 0usize;
     let mut held: Vec<(NameId, u32)> = Vec::new();
@@ -718,10 +732,10 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
             }
             *seen = true;
             distinct += 1;
-            let name = names.name(d.name);
-            if !steering.words.iter().any(|w| contains_folded(name, w)) {
+            if !holding.get(d.name.index()).copied().unwrap_or(false) {
                 continue;
             }
+            let name = names.name(d.name);
             let words = words_of(name);
             let bits = steering
                 .words
@@ -758,21 +772,6 @@ fn word_scores(files: &[MapFile<'_>], steering: &Steering, names: &Interner) -> 
         }
     }
     scores
-}
-
-/// Whether `name` holds the lower-case `word` in any case (ASCII compared in place, anything
-/// else lower-cased).
-fn contains_folded(name: &str, word: &str) -> bool {
-    if name.is_ascii() && word.is_ascii() {
-        let word = word.as_bytes();
-        name.len() >= word.len()
-            && name
-                .as_bytes()
-                .windows(word.len())
-                .any(|window| window.eq_ignore_ascii_case(word))
-    } else {
-        name.to_lowercase().contains(word)
-    }
 }
 
 /// The rank group of a file's best word score: tenths, so that a file holding all the

@@ -21,11 +21,40 @@ impl NameId {
     }
 }
 
-/// Names and their ids, both ways.
+/// Names and their ids, both ways, with what a steered map asks of every name prepared
+/// when the name is interned: its lower-cased text (searched for a query word in one pass
+/// over all names) and the hash of its [`identifier_chars`].
 #[derive(Debug, Default)]
 pub struct Interner {
     ids: HashMap<Box<str>, NameId>,
     names: Vec<Box<str>>,
+    /// Every name lower-cased, each followed by a 0 byte.
+    folded: Vec<u8>,
+    /// Where each name's lower-cased text ends in `folded`.
+    folded_ends: Vec<u32>,
+    /// Per name, [`key_hash`] of it.
+    key_hashes: Vec<u32>,
+}
+
+/// The characters of an identifier as a query may write it: lower-cased, without `_` or `-`,
+/// so that snake, kebab and camel spellings of the same words agree.
+pub fn identifier_chars(name: &str) -> impl Iterator<Item = char> + '_ {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+}
+
+/// A hash of `name`'s [`identifier_chars`]: equal for names a query names alike.
+#[must_use]
+pub fn key_hash(name: &str) -> u32 {
+    hash_chars(identifier_chars(name))
+}
+
+/// A hash (FNV-1a) of a sequence of characters, such as an identifier key already built.
+pub fn hash_chars(chars: impl Iterator<Item = char>) -> u32 {
+    chars.fold(0x811c_9dc5, |hash, c| {
+        (hash ^ u32::from(c)).wrapping_mul(0x0100_0193)
+    })
 }
 
 impl Interner {
@@ -38,7 +67,52 @@ impl Interner {
         let id = NameId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
         self.names.push(name.into());
         self.ids.insert(name.into(), id);
+        if name.is_ascii() {
+            self.folded
+                .extend(name.bytes().map(|b| b.to_ascii_lowercase()));
+        } else {
+            self.folded.extend(name.to_lowercase().bytes());
+        }
+        // A name holds no 0 byte (an identifier); were one to, it would only split a match.
+        self.folded.push(0);
+        let end = u32::try_from(self.folded.len()).unwrap_or(u32::MAX);
+        self.folded_ends.push(end);
+        self.key_hashes.push(key_hash(name));
         id
+    }
+
+    /// Marks in `marks` (indexed by name id) every name holding the lower-case `word` in any
+    /// case: one search over all names instead of one per name.
+    pub fn mark_holding(&self, word: &str, marks: &mut [bool]) {
+        if word.is_empty() {
+            marks.iter_mut().for_each(|m| *m = true);
+            return;
+        }
+        let mut from = 0;
+        for at in memchr::memmem::find_iter(&self.folded, word.as_bytes()) {
+            // Hits come in order: the name holding this one starts at or after the last.
+            if at < from {
+                continue;
+            }
+            let index = name_at(&self.folded_ends, at);
+            if let Some(mark) = marks.get_mut(index) {
+                *mark = true;
+            }
+            from = self
+                .folded_ends
+                .get(index)
+                .map_or(usize::MAX, |&end| end as usize);
+        }
+    }
+
+    /// Every name whose [`key_hash`] is one of `hashes` (a superset of the names whose
+    /// identifier key is one of those hashed).
+    pub fn with_key_hash<'a>(&'a self, hashes: &'a [u32]) -> impl Iterator<Item = NameId> + 'a {
+        self.key_hashes
+            .iter()
+            .enumerate()
+            .filter(|(_, hash)| hashes.contains(hash))
+            .map(|(index, _)| NameId(u32::try_from(index).unwrap_or(u32::MAX)))
     }
 
     /// The id of `name`, if it is interned.
@@ -58,6 +132,11 @@ impl Interner {
     pub fn len(&self) -> usize {
         self.names.len()
     }
+}
+
+/// The index of the name whose text in `folded` holds byte `at`, given where each ends.
+fn name_at(ends: &[u32], at: usize) -> usize {
+    ends.partition_point(|&end| (end as usize) <= at)
 }
 
 /// One definition, interned.
@@ -231,5 +310,46 @@ mod tests {
         assert_eq!(symbols.references_to(b), 0);
         assert_eq!(symbols.imports.len(), 1);
         assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    fn names_holding_a_word_are_marked_in_one_search_whatever_their_case() {
+        let mut names = Interner::default();
+        for name in [
+            "parse_rfc3339",
+            "HTTPRedirect",
+            "Straße",
+            "redirect",
+            "x",
+            "ParseArgs",
+        ] {
+            names.intern(name);
+        }
+        let holding = |word: &str| {
+            let mut marks = vec![false; names.len()];
+            names.mark_holding(word, &mut marks);
+            (0..names.len())
+                .filter(|&i| marks[i])
+                .map(|i| names.name(NameId(i as u32)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(holding("redirect"), ["HTTPRedirect", "redirect"]);
+        assert_eq!(holding("parse"), ["parse_rfc3339", "ParseArgs"]);
+        assert_eq!(holding("straße"), ["Straße"]);
+        assert_eq!(holding("3339"), ["parse_rfc3339"]);
+        assert!(holding("tx").is_empty(), "no match spans two names");
+        assert_eq!(holding("").len(), names.len());
+    }
+
+    #[test]
+    fn names_spelled_alike_share_a_key_hash() {
+        let mut names = Interner::default();
+        let ids = ["parse_args", "ParseArgs", "parse-args", "parse_arg"].map(|n| names.intern(n));
+        let wanted = [hash_chars("parseargs".chars())];
+        assert_eq!(
+            names.with_key_hash(&wanted).collect::<Vec<_>>(),
+            ids[..3],
+            "the three spellings of one identifier, not its neighbour"
+        );
     }
 }
