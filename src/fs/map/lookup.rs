@@ -164,7 +164,7 @@ impl Fs {
                 ),
                 _ => Vec::new(),
             };
-            let mentions = references && symbols.words.binary_search(&word).is_ok();
+            let mentions = references && symbols.words.holds_hash(word);
             if definitions.is_empty() && lines.is_empty() && !mentions {
                 continue;
             }

@@ -516,7 +516,7 @@ fn reached_tests(
                     .definitions
                     .iter()
                     .any(|d| facts.has(d.name, NAMED) || facts.has(d.name, HAS_WORD))
-                || file.symbols.words.iter().any(|w| focus_only.contains(w))
+                || focus_only.iter().any(|&w| file.symbols.words.holds_hash(w))
         })
         .collect()
 }
@@ -811,18 +811,18 @@ fn neighbourhood(files: &[MapFile<'_>], focus: &[String], names: &Interner) -> V
         .flat_map(|(file, _)| file.symbols.references.iter().map(|&(name, _)| name))
         .filter(sole)
         .collect();
-    let vocabularies: Vec<&[u32]> = files
+    let vocabularies: Vec<&super::uses::Vocabulary> = files
         .iter()
         .zip(&focused)
         .filter(|(_, focused)| **focused)
-        .map(|(file, _)| &*file.symbols.words)
+        .map(|(file, _)| &file.symbols.words)
         .collect();
     let used = |name: NameId| {
         referred.contains(&name)
             || (names.name(name).chars().count() >= NEIGHBOUR_MIN_LEN
                 && vocabularies
                     .iter()
-                    .any(|words| super::uses::holds(words, names.name(name))))
+                    .any(|words| words.holds(names.name(name))))
     };
     files
         .iter()

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use super::uses::Vocabulary;
 use super::{FileTags, Place};
 
 /// A name's number in its [`Interner`].
@@ -169,7 +170,7 @@ pub struct Symbols {
     /// Modules imported by path (Raku), distinct.
     pub imports: Vec<Box<str>>,
     /// The file's vocabulary (see `uses::words`): whether a lookup reads it again.
-    pub words: Box<[u32]>,
+    pub words: Vocabulary,
 }
 
 impl Symbols {
@@ -225,7 +226,7 @@ impl Symbols {
             references,
             reference_lines,
             imports,
-            words: tags.words.as_slice().into(),
+            words: Vocabulary::new(&tags.words),
         }
     }
 
