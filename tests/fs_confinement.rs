@@ -69,6 +69,9 @@ fn invalid_paths() -> Vec<&'static str> {
 /// The refusal of one of [`invalid_paths`]: a path wrong only in its `.` segments is answered
 /// with the spelling to use instead.
 fn refusal_of(path: &str) -> String {
+    if absolute_here(path) {
+        return outside_root(path);
+    }
     match path {
         "./a.txt" => invalid_path_written_as(path, "a.txt"),
         "a/./b" => invalid_path_written_as(path, "a/b"),
@@ -117,19 +120,111 @@ fn every_location_argument_refuses_every_escaping_spelling() {
 }
 
 #[test]
-fn the_host_path_of_the_root_is_just_an_invalid_path() {
+fn an_absolute_path_inside_the_root_is_its_relative_path() {
     let outside = outside();
     let tree = linked_tree(&outside);
     let mut server = fs_server(&tree);
-    let host = tree.join("a.txt").to_str().expect("utf-8").to_owned();
-    for (tool, args) in location_calls(&host) {
+    let host = |relative: &str| tree.join(relative).to_str().expect("utf-8").to_owned();
+    let root = tree.path().to_str().expect("utf-8").to_owned();
+    // Every reader answers as it does for the relative path, in relative paths.
+    for (relative, tool, args) in [
+        ("a.txt", "fs_read", json!({})),
+        ("a.txt", "fs_stat", json!({})),
+        ("d", "fs_list", json!({})),
+        ("d", "fs_glob", json!({"pattern": "*"})),
+        ("d", "fs_grep", json!({"pattern": "x"})),
+    ] {
+        let mut relative_args = args.clone();
+        relative_args["path"] = json!(relative);
+        let mut absolute_args = args.clone();
+        absolute_args["path"] = json!(host(relative));
+        let expected = fs_text(&mut server, tool, relative_args);
+        let answer = fs_text(&mut server, tool, absolute_args.clone());
+        assert_eq!(answer, expected, "{tool} {absolute_args}");
+        assert!(!answer.contains(&root), "{tool} names the root: {answer}");
+    }
+    // The root itself, with or without a trailing separator, is `.`.
+    for spelling in [root.clone(), format!("{root}/")] {
+        assert_eq!(
+            fs_text(&mut server, "fs_list", json!({"path": spelling})),
+            "a.txt\nd/"
+        );
+    }
+    // Mutators too, and their messages quote the relative path.
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": host("d/new.txt"), "content": "new\n"}),
+    );
+    assert_eq!(tree.bytes("d/new.txt"), b"new\n");
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": host("d/none.txt")})),
+        does_not_exist("d/none.txt")
+    );
+    // `..` below the root's path is still a `..` segment.
+    let climbing = format!("{root}/d/../../x");
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": climbing.clone()})),
+        invalid_path(&climbing)
+    );
+}
+
+#[test]
+fn an_absolute_path_elsewhere_is_refused_without_naming_the_root() {
+    let outside = outside();
+    let tree = linked_tree(&outside);
+    let root_before = snapshot(tree.path());
+    let mut server = fs_server(&tree);
+    let root = tree.path().to_str().expect("utf-8").to_owned();
+    // The root's path as a prefix of a sibling's name is not the root.
+    let sibling = format!("{root}-sibling/a.txt");
+    let elsewhere = outside
+        .join("marker.txt")
+        .to_str()
+        .expect("utf-8")
+        .to_owned();
+    for path in [sibling, elsewhere] {
+        for (tool, args) in location_calls(&path) {
+            let message = fs_error(&mut server, tool, args.clone());
+            assert_eq!(message, outside_root(&path), "{tool} {args}");
+            assert!(!message.contains(&format!("{root}/")), "{message}");
+        }
+    }
+    assert_eq!(snapshot(tree.path()), root_before);
+}
+
+#[test]
+fn a_root_reached_through_a_linked_ancestor_takes_both_spellings() {
+    let real = Tree::new().file("r/a.txt", "inside\n");
+    let parent = Tree::new().symlink("via", real.path());
+    let linked_root = parent.join("via/r");
+    let mut server = Server::start(&linked_root, &["--tools", "fs", "--include", "**"]);
+    for base in [linked_root.clone(), real.join("r")] {
+        let path = base.join("a.txt").to_str().expect("utf-8").to_owned();
+        assert_eq!(
+            fs_text(&mut server, "fs_read", json!({"path": path})),
+            fs_text(&mut server, "fs_read", json!({"path": "a.txt"})),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_file_named_with_a_trailing_slash_is_not_read_as_a_directory() {
+    let tree = Tree::new().file("src/lib.rs", "fn main() {}\n");
+    let mut server = fs_server(&tree);
+    for (tool, args) in [
+        ("fs_read", json!({"path": "src/lib.rs/"})),
+        ("fs_stat", json!({"path": "src/lib.rs/"})),
+        ("fs_grep", json!({"pattern": "main", "path": "src/lib.rs/"})),
+    ] {
         assert_eq!(
             fs_error(&mut server, tool, args.clone()),
-            invalid_path(&host),
+            "'src/lib.rs/' names a file, not a directory: write it without the trailing '/'",
             "{tool} {args}"
         );
     }
-    assert_eq!(tree.bytes("a.txt"), b"inside\n");
+    assert!(fs_text(&mut server, "fs_list", json!({"path": "src/"})).contains("lib.rs"));
 }
 
 // ---- readers --------------------------------------------------------------------------------

@@ -522,3 +522,53 @@ fn a_same_size_change_with_a_restored_mtime_is_still_seen() {
     assert_eq!(token(&read, "path"), file_token("two\n"));
     assert_ne!(dir_token(&mut server, "proj"), dir);
 }
+
+#[test]
+fn a_string_that_is_no_token_is_named_as_such_and_changes_nothing() {
+    let tree = Tree::new().file("a.txt", "one\n");
+    let mut server = fs_server(&tree);
+    let good = file_token("one\n");
+    let not_a_token = |arg: &str| {
+        format!(
+            "_expected-revisions' value for '{arg}' is not a revision token: send a token exactly as read, list or stat returned it (sha256-v1:file:<64 hex digits>, sha256-v1:directory:…, sha256-v1:symlink:…), or sha256-v1:absent"
+        )
+    };
+    for token in [
+        "",
+        "latest",
+        "sha256-v1",
+        "sha256-v1:file",
+        "sha256-v1:file:",
+        "sha256-v1:file:abc",
+        "sha256-v1:folder:0000000000000000000000000000000000000000000000000000000000000000",
+        &good.to_uppercase(),
+        &format!("{good}0"),
+        "sha256-v2:absent",
+    ] {
+        let args =
+            json!({"path": "a.txt", "content": "two\n", "_expected-revisions": {"path": token}});
+        assert_eq!(
+            fs_error(&mut server, "fs_write", args),
+            not_a_token("path"),
+            "{token:?}"
+        );
+        assert_eq!(tree.bytes("a.txt"), b"one\n");
+    }
+    // A token of the right shape that does not match is a change, as before.
+    let stale = file_token("zero\n");
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_write",
+            json!({"path": "a.txt", "content": "two\n", "_expected-revisions": {"path": stale.clone()}})
+        ),
+        mismatch("path", &stale, &good)
+    );
+    // And the one observed still works.
+    fs_text(
+        &mut server,
+        "fs_write",
+        json!({"path": "a.txt", "content": "two\n", "_expected-revisions": {"path": good}}),
+    );
+    assert_eq!(tree.bytes("a.txt"), b"two\n");
+}

@@ -24,7 +24,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let (from, to, expected) = transfer_arguments(arguments)?;
+    let (from, to, expected) = transfer_arguments(fs, arguments)?;
     answer(
         fs,
         fs.copy_path(&from, &to, expected.as_ref()),

@@ -29,7 +29,7 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let expected = Expected::read(arguments)?;
-    let at = FsPath::parse(str_arg(arguments, "path"))?;
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
     let recursive = bool_arg(arguments, "recursive");
     answer(
         fs,

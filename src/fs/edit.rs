@@ -41,7 +41,7 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let expected = Expected::read(arguments)?;
-    let at = FsPath::parse(str_arg(arguments, "path"))?;
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
     let replace_all = bool_arg(arguments, "replace-all");
     answer(
         fs,

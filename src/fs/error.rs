@@ -24,6 +24,14 @@ pub enum FsError {
         hint = written_as(.0)
     )]
     InvalidPath(String),
+    /// An absolute path that does not lie below the root's own path.
+    #[error(
+        "'{0}' is outside this root: give a path relative to the root (as listings show them), or an absolute path inside it"
+    )]
+    OutsideRoot(String),
+    /// A path written with a trailing `/` that names a file.
+    #[error("'{0}' names a file, not a directory: write it without the trailing '/'")]
+    FileWithSlash(String),
     /// A path the selector does not serve.
     #[error("'{0}' is not served by this root")]
     NotServed(String),
@@ -272,6 +280,11 @@ pub enum FsError {
         "_expected-revisions has no token for '{0}'; send the token from your last observation, or sha256-v1:absent for a path you expect not to exist"
     )]
     RevisionMissing(String),
+    /// `_expected-revisions` holds, for one location, a string that is no revision token.
+    #[error(
+        "_expected-revisions' value for '{0}' is not a revision token: send a token exactly as read, list or stat returned it (sha256-v1:file:<64 hex digits>, sha256-v1:directory:…, sha256-v1:symlink:…), or sha256-v1:absent"
+    )]
+    RevisionMalformed(String),
     /// A location changed since the caller observed it.
     #[error(
         "'{arg}' changed since it was observed (expected {expected}, found {actual}); read it again before changing it"

@@ -17,7 +17,6 @@ use super::answer::{
     walk_stopped,
 };
 use super::file_glob::FileGlob;
-use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::shown::shown_path;
 use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
@@ -60,7 +59,8 @@ impl Fs {
     /// from the root), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
     pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, FsError> {
         let glob = FileGlob::new(pattern, "pattern")?;
-        let scope = self.search_scope(&FsPath::parse(path)?, ScopeKind::Directory)?;
+        let at = self.parse_path(path)?;
+        let scope = self.search_scope(&at, ScopeKind::Directory)?;
         let limits = self.root().limits();
         let budget = answer_budget(limits.max_result_bytes);
         let mut text = String::new();
@@ -109,7 +109,7 @@ impl Fs {
             text.push_str(&shown);
         }
         if text.is_empty() {
-            text = no_matches(pattern, path);
+            text = no_matches(pattern, &at.given);
             text.extend(glob.how_read(&scope));
         }
         text.extend(stopped);

@@ -26,7 +26,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let at = FsPath::parse(path_or_root(arguments, "path"))?;
+    let at = fs.parse_path(path_or_root(arguments, "path"))?;
     answer(fs, fs.list_entries(&at), Some(&at.given), None)
 }
 

@@ -14,18 +14,36 @@ pub(super) struct FsPath {
     pub(super) path: RelPath,
 }
 
-impl FsPath {
-    /// Parses a location argument, naming it as given on failure.
-    pub(super) fn parse(given: &str) -> Result<FsPath, FsError> {
+impl Fs {
+    /// Parses a location argument, naming it as given on failure. An absolute path is taken
+    /// when it lies below the root's own path, and is then known by its part below the root
+    /// (every answer speaks relative paths); one elsewhere is refused without a word of where
+    /// the root is.
+    pub(super) fn parse_path(&self, given: &str) -> Result<FsPath, FsError> {
+        if std::path::Path::new(given).is_absolute() || given.starts_with('/') {
+            let below = self
+                .root()
+                .below(given)
+                .ok_or_else(|| FsError::OutsideRoot(given.to_owned()))?;
+            let relative = if below.is_empty() {
+                ".".to_owned()
+            } else {
+                below
+            };
+            let path =
+                RelPath::parse(&relative).map_err(|_| FsError::InvalidPath(given.to_owned()))?;
+            return Ok(FsPath {
+                given: relative,
+                path,
+            });
+        }
         let path = RelPath::parse(given).map_err(|_| FsError::InvalidPath(given.to_owned()))?;
         Ok(FsPath {
             given: given.to_owned(),
             path,
         })
     }
-}
 
-impl Fs {
     /// Resolves a path that must already exist (or whose absence is the answer), refusing an
     /// excluded one. With `follow`, a link in the last component leads to its target (when the
     /// root follows links). A path the selector does not serve reads the same whether or not
@@ -51,6 +69,13 @@ impl Fs {
         })?;
         if unselected && location.node() == Node::Absent {
             return Err(not_served());
+        }
+        // `lib.rs/` names a directory: a file there is not what was asked for.
+        if given.ends_with('/')
+            && !path.is_root()
+            && matches!(location.node(), Node::File(_) | Node::Other(_))
+        {
+            return Err(FsError::FileWithSlash(given.to_owned()));
         }
         Ok(location)
     }
@@ -255,10 +280,11 @@ pub(super) fn transfer_schema() -> serde_json::Value {
 
 /// The arguments of such a tool: both locations, parsed, and `_expected-revisions`.
 pub(super) fn transfer_arguments(
+    fs: &Fs,
     arguments: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(FsPath, FsPath, Option<super::revision::Expected>), FsError> {
     let expected = super::revision::Expected::read(arguments)?;
-    let from = FsPath::parse(super::str_arg(arguments, "from"))?;
-    let to = FsPath::parse(super::str_arg(arguments, "to"))?;
+    let from = fs.parse_path(super::str_arg(arguments, "from"))?;
+    let to = fs.parse_path(super::str_arg(arguments, "to"))?;
     Ok((from, to, expected))
 }

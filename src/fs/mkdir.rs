@@ -23,7 +23,7 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let expected = Expected::read(arguments)?;
-    let at = FsPath::parse(str_arg(arguments, "path"))?;
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
     answer(
         fs,
         fs.make_directory(&at, expected.as_ref()),

@@ -22,7 +22,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let (from, to, expected) = transfer_arguments(arguments)?;
+    let (from, to, expected) = transfer_arguments(fs, arguments)?;
     answer(
         fs,
         fs.move_path(&from, &to, expected.as_ref()),

@@ -46,7 +46,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let at = FsPath::parse(str_arg(arguments, "path"))?;
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
     let offset = Offset::read(arguments.get("offset"))?;
     let limit = arguments.get("limit").and_then(positive_safe_integer);
     let (result, image) = match fs.read_file(&at, offset, limit) {

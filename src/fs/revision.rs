@@ -92,7 +92,8 @@ impl Expected {
         };
         map.iter()
             .map(|(arg, token)| match token {
-                Value::String(token) => Ok((arg.clone(), token.clone())),
+                Value::String(token) if well_formed(token) => Ok((arg.clone(), token.clone())),
+                Value::String(_) => Err(FsError::RevisionMalformed(arg.clone())),
                 _ => Err(FsError::RevisionsInvalid),
             })
             .collect::<Result<_, _>>()
@@ -117,6 +118,28 @@ impl Expected {
             })
         }
     }
+}
+
+/// Whether `token` has the shape of a token this scheme hands out: [`ABSENT`], or the scheme,
+/// a state and 64 lower-case hex digits. Anything else is a mistake to name, not a change.
+fn well_formed(token: &str) -> bool {
+    if token == ABSENT {
+        return true;
+    }
+    let Some(rest) = token
+        .strip_prefix(SCHEME)
+        .and_then(|rest| rest.strip_prefix(':'))
+    else {
+        return false;
+    };
+    let Some((state, digest)) = rest.split_once(':') else {
+        return false;
+    };
+    matches!(state, "file" | "directory" | "symlink")
+        && digest.len() == 64
+        && digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 impl Fs {

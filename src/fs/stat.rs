@@ -21,7 +21,7 @@ pub(super) fn tool() -> Tool<Fs> {
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let at = FsPath::parse(str_arg(arguments, "path"))?;
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
     answer(fs, fs.stat_path(&at), Some(&at.given), None)
 }
 

@@ -25,7 +25,7 @@ use super::answer::{
 };
 use super::error::count;
 use super::grep::MAX_RESULTS;
-use super::locate::{FsPath, ScopeKind};
+use super::locate::ScopeKind;
 use super::map::MAX_WALK_FILES;
 use super::map::lookup::{FoundFile, Lookup, UseLine, Wanted};
 use super::map::render::{marked_clause, not_built_in_note};
@@ -55,7 +55,8 @@ impl Fs {
     /// lines refer to it.
     pub fn symbols(&self, query: &SymbolsQuery<'_>) -> Result<FsAnswer, FsError> {
         let wanted = wanted(query.name)?;
-        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        let at = self.parse_path(query.path)?;
+        let scope = self.search_scope(&at, ScopeKind::DirectoryOrFile)?;
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let lookup = self.look_up(&scope, wanted, query.references)?;
         let limits = self.root().limits();
@@ -91,7 +92,7 @@ impl Fs {
         let mut text = lines.lines.text;
         text.extend(left_out);
         if lines.shown == 0 && stop.is_none() {
-            text = nothing_found(query, &lookup);
+            text = nothing_found(query, &at.given, &lookup);
         }
         match stop {
             None => {}
@@ -104,7 +105,7 @@ impl Fs {
         }
         let last = lookup.last.as_deref();
         if lookup.capped {
-            let last = shown_path(last.unwrap_or(query.path), false);
+            let last = shown_path(last.unwrap_or(&at.given), false);
             text.push_str(&format!(
                 "\n\n[stopped early, the answer covers the tree up to '{last}': one call reads at most {MAX_WALK_FILES} files; narrow path]"
             ));
@@ -266,7 +267,7 @@ impl Fs {
 }
 
 /// The answer when nothing defines or refers to the name.
-fn nothing_found(query: &SymbolsQuery<'_>, lookup: &Lookup) -> String {
+fn nothing_found(query: &SymbolsQuery<'_>, path: &str, lookup: &Lookup) -> String {
     let what = if query.references {
         "No definition of or reference to"
     } else {
@@ -276,7 +277,7 @@ fn nothing_found(query: &SymbolsQuery<'_>, lookup: &Lookup) -> String {
         "{what} '{}' in the {} under '{}' that the map reads; grep finds it in any text",
         query.name,
         count(lookup.read as u64, "source file", "source files"),
-        query.path
+        path
     )
 }
 

@@ -219,6 +219,18 @@ pub fn invalid_path(path: &str) -> String {
     )
 }
 
+/// The refusal of an absolute path that does not lie inside the root.
+pub fn outside_root(path: &str) -> String {
+    format!(
+        "'{path}' is outside this root: give a path relative to the root (as listings show them), or an absolute path inside it"
+    )
+}
+
+/// Whether this system reads `path` as absolute (`/x` everywhere, `C:\x` on Windows).
+pub fn absolute_here(path: &str) -> bool {
+    path.starts_with('/') || std::path::Path::new(path).is_absolute()
+}
+
 /// The refusal of a path wrong only in its `.` segments, which proposes `instead`.
 pub fn invalid_path_written_as(path: &str, instead: &str) -> String {
     format!("{}; write it as '{instead}'", invalid_path(path))

@@ -75,6 +75,46 @@ pub(crate) fn absolutize(path: &Path) -> PathBuf {
     out
 }
 
+/// `path` with every link among its components resolved (`None` when that fails); on
+/// Windows without the `\\?\` prefix the system adds.
+pub(crate) fn real_path(path: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    #[cfg(windows)]
+    if let Some(plain) = real.to_str().and_then(|r| r.strip_prefix(r"\\?\"))
+        && !plain.starts_with(r"UNC\")
+    {
+        return Some(PathBuf::from(plain));
+    }
+    Some(real)
+}
+
+/// The part of `absolute` below `base` (both absolute), components joined by `/`, or `None`
+/// when it is not below it. On Windows `\` and `/` are one separator and ASCII letters match
+/// in either case.
+pub(crate) fn below(base: &Path, absolute: &str) -> Option<String> {
+    let separators = |text: &str| {
+        if cfg!(windows) {
+            text.replace('\\', "/")
+        } else {
+            text.to_owned()
+        }
+    };
+    let base = separators(base.to_str()?);
+    let absolute = separators(absolute);
+    let base = base.trim_end_matches('/');
+    let head = absolute.get(..base.len())?;
+    let rest = absolute.get(base.len()..)?;
+    let matches = if cfg!(windows) {
+        head.eq_ignore_ascii_case(base)
+    } else {
+        head == base
+    };
+    if !matches || !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    Some(rest.trim_start_matches('/').to_owned())
+}
+
 /// Opens the directory `name` inside `parent` without following a link.
 pub(crate) fn open_dir_at(parent: impl AsFd, name: &str) -> Result<OwnedFd, Errno> {
     crate::sys::fs::openat(parent, name, DIR_FLAGS, Mode::empty())

@@ -105,6 +105,9 @@ pub struct Root {
     respect_gitignore: bool,
     /// The root's absolute path as opened: only to recognise absolute link targets under it.
     base: std::path::PathBuf,
+    /// The same path with its ancestors' links resolved, when that differs (macOS's `/tmp`
+    /// is `/private/tmp`): a host may hand either spelling.
+    real_base: Option<std::path::PathBuf>,
     /// Walks kept while a change watcher vouches for them.
     remembered: remember::Remembered,
 }
@@ -121,13 +124,16 @@ impl Root {
             return Err(OpenError::InvalidLimits);
         }
         let dir = dir::open_root(path.as_ref())?;
+        let base = dir::absolutize(path.as_ref());
+        let real_base = dir::real_path(&base).filter(|real| *real != base);
         Ok(Root {
             dir,
             selector,
             limits,
             follow_symlinks: false,
             respect_gitignore: false,
-            base: dir::absolutize(path.as_ref()),
+            base,
+            real_base,
             remembered: remember::Remembered::new(true),
         })
     }
@@ -156,6 +162,20 @@ impl Root {
     /// Whether links inside the root are followed.
     pub fn follows_symlinks(&self) -> bool {
         self.follow_symlinks
+    }
+
+    /// The part of an absolute host path below the root's own path (`""` for the root itself),
+    /// with `/` between its components; `None` when `absolute` is not absolute or lies
+    /// elsewhere. The root's path is matched as opened or with its ancestors' links resolved;
+    /// on Windows without regard to case or to `\\` against `/`. Only text is compared: what
+    /// the remainder names is resolved from the root's descriptor like any relative path.
+    pub fn below(&self, absolute: &str) -> Option<String> {
+        if !std::path::Path::new(absolute).is_absolute() {
+            return None;
+        }
+        std::iter::once(&self.base)
+            .chain(self.real_base.as_ref())
+            .find_map(|base| dir::below(base, absolute))
     }
 
     /// The selector this root serves through.

@@ -46,7 +46,6 @@ use super::answer::{
     rules_notice, too_deep_notice, walk_stopped,
 };
 use super::file_glob::FileGlob;
-use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::shown::shown_path;
 use super::{Fs, FsAnswer, FsError};
@@ -117,7 +116,9 @@ impl Fs {
             .glob
             .map(|glob| FileGlob::new(glob, "glob"))
             .transpose()?;
-        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        // An absolute path is answered by its part below the root, like every other path.
+        let at = self.parse_path(query.path)?;
+        let scope = self.search_scope(&at, ScopeKind::DirectoryOrFile)?;
         let context = query.context.min(MAX_CONTEXT);
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let mut searcher = searcher(context);
@@ -209,7 +210,7 @@ impl Fs {
         let mut text = answer.lines.text;
         match answer.lines.stop {
             _ if text.is_empty() => {
-                text = no_matches(query.pattern, query.path);
+                text = no_matches(query.pattern, &at.given);
                 text.extend(names.as_ref().and_then(|glob| glob.how_read(&scope)));
             }
             None => {}

@@ -61,7 +61,6 @@ pub mod tags;
 pub mod uses;
 
 use super::answer::{answer_budget, rules_not_applied};
-use super::locate::FsPath;
 use super::locate::ScopeKind;
 use super::{Fs, FsAnswer, FsError, Kind, NARROW_PATH, answer, path_or_root};
 use crate::measure::escaped_len;
@@ -125,13 +124,9 @@ impl Fs {
     /// A ranked skeleton of the code below `query.path`, within `query.max_chars` characters
     /// and the root's result limit.
     pub fn map(&self, query: &MapQuery<'_>) -> Result<FsAnswer, FsError> {
-        let scope = self.search_scope(&FsPath::parse(query.path)?, ScopeKind::DirectoryOrFile)?;
+        let scope = self.search_scope(&self.parse_path(query.path)?, ScopeKind::DirectoryOrFile)?;
         let focus = split_list(query.focus.unwrap_or_default())
-            .map(|item| {
-                RelPath::parse(item)
-                    .map(|p| p.as_str().to_owned())
-                    .map_err(|_| FsError::InvalidPath(item.to_owned()))
-            })
+            .map(|item| self.parse_path(item).map(|at| at.path.as_str().to_owned()))
             .collect::<Result<Vec<_>, _>>()?;
 
         let walked = mappable(self.root(), &scope)?;
