@@ -121,8 +121,7 @@ fn every_location_argument_refuses_every_escaping_spelling() {
 
 #[test]
 fn an_absolute_path_inside_the_root_is_its_relative_path() {
-    let outside = outside();
-    let tree = linked_tree(&outside);
+    let tree = Tree::new().file("a.txt", "inside\n").file("d/x.txt", "x\n");
     let mut server = fs_server(&tree);
     let host = |relative: &str| tree.join(relative).to_str().expect("utf-8").to_owned();
     let root = tree.path().to_str().expect("utf-8").to_owned();
@@ -172,7 +171,7 @@ fn an_absolute_path_inside_the_root_is_its_relative_path() {
 #[test]
 fn an_absolute_path_elsewhere_is_refused_without_naming_the_root() {
     let outside = outside();
-    let tree = linked_tree(&outside);
+    let tree = Tree::new().file("a.txt", "inside\n").file("d/x.txt", "x\n");
     let root_before = snapshot(tree.path());
     let mut server = fs_server(&tree);
     let root = tree.path().to_str().expect("utf-8").to_owned();

@@ -95,19 +95,24 @@ pub(crate) fn real_path(path: &Path) -> Option<PathBuf> {
 /// when it is not below it. On Windows `\` and `/` are one separator and ASCII letters match
 /// in either case.
 pub(crate) fn below(base: &Path, absolute: &str) -> Option<String> {
+    below_with(base.to_str()?, absolute, cfg!(windows))
+}
+
+/// [`below`], with or without Windows' rules.
+fn below_with(base: &str, absolute: &str, windows: bool) -> Option<String> {
     let separators = |text: &str| {
-        if cfg!(windows) {
+        if windows {
             text.replace('\\', "/")
         } else {
             text.to_owned()
         }
     };
-    let base = separators(base.to_str()?);
+    let base = separators(base);
     let absolute = separators(absolute);
     let base = base.trim_end_matches('/');
     let head = absolute.get(..base.len())?;
     let rest = absolute.get(base.len()..)?;
-    let matches = if cfg!(windows) {
+    let matches = if windows {
         head.eq_ignore_ascii_case(base)
     } else {
         head == base
@@ -290,4 +295,42 @@ pub(crate) fn read_all_names(dir: impl AsFd) -> Result<Vec<Option<String>>, Errn
         names.push(std::str::from_utf8(bytes).ok().map(str::to_owned));
     }
     Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_with;
+
+    #[test]
+    fn an_absolute_path_below_the_root_is_its_remainder() {
+        let unix = |absolute: &str| below_with("/work/repo", absolute, false);
+        assert_eq!(unix("/work/repo/src/a.rs").as_deref(), Some("src/a.rs"));
+        assert_eq!(unix("/work/repo").as_deref(), Some(""));
+        assert_eq!(unix("/work/repo/").as_deref(), Some(""));
+        assert_eq!(unix("/work/repo//src/").as_deref(), Some("src/"));
+        assert_eq!(
+            unix("/work/repo-old/a.rs"),
+            None,
+            "a sibling sharing the prefix"
+        );
+        assert_eq!(unix("/work/Repo/a.rs"), None, "case counts on Unix");
+        assert_eq!(unix("/work"), None);
+        assert_eq!(
+            below_with("/", "/etc/x", false).as_deref(),
+            Some("etc/x"),
+            "a root at / holds every absolute path"
+        );
+        let windows = |absolute: &str| below_with(r"C:\work\repo", absolute, true);
+        assert_eq!(
+            windows(r"C:\work\repo\src\a.rs").as_deref(),
+            Some("src/a.rs")
+        );
+        assert_eq!(
+            windows("c:/WORK/repo/src/a.rs").as_deref(),
+            Some("src/a.rs")
+        );
+        assert_eq!(windows(r"C:\work\repo").as_deref(), Some(""));
+        assert_eq!(windows(r"D:\work\repo\a.rs"), None);
+        assert_eq!(windows(r"C:\work\repository\a.rs"), None);
+    }
 }
