@@ -101,8 +101,15 @@ pub fn open(
         );
         roots.push(root);
     }
-    let server =
-        FsmcpServer::new(Arc::new(registry), protocol).with_identity(config.identity.clone());
+    // The default instructions speak of the ptc tools' cursors: a server without them says
+    // what the fs tools take instead.
+    let mut identity = config.identity.clone();
+    if identity.instructions == crate::SERVER_INSTRUCTIONS
+        && config.roots.iter().all(|r| !r.tools.ptc)
+    {
+        identity.instructions = crate::FS_INSTRUCTIONS.to_owned();
+    }
+    let server = FsmcpServer::new(Arc::new(registry), protocol).with_identity(identity);
     Ok(Prepared {
         server,
         warnings,

@@ -83,3 +83,7 @@ pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// What the server tells a client on discovery and initialization; ptc-fs-mcp's wording, kept
 /// verbatim because hosts may compare it. A config file's `instructions` replaces it.
 pub const SERVER_INSTRUCTIONS: &str = "Read and write files under one confined root. Paths are relative to that root. Reads reflect the filesystem at call time, so a write is visible to the next read. Follow next_cursor until it is null; a cursor is rejected if the data it was issued against changed.";
+/// The instructions when no root serves the `ptc` tools (whose cursors
+/// [`SERVER_INSTRUCTIONS`] speaks of): what the fs tools take and give instead. A config
+/// file's `instructions` replaces it too.
+pub const FS_INSTRUCTIONS: &str = "Read and write files under a confined root. Paths are relative to the root; an absolute path inside it is accepted, and answers speak relative paths. Reads reflect the filesystem at call time, so a write is visible to the next read. Observations return revision tokens: send one back in _expected-revisions to make a change conditional on what you saw.";

@@ -89,6 +89,21 @@ fn discover_carries_the_instructions() {
 }
 
 #[test]
+fn a_server_of_fs_tools_alone_instructs_about_them_not_about_cursors() {
+    let tree = Tree::new();
+    let fs_only = "Read and write files under a confined root. Paths are relative to the root; an absolute path inside it is accepted, and answers speak relative paths. Reads reflect the filesystem at call time, so a write is visible to the next read. Observations return revision tokens: send one back in _expected-revisions to make a change conditional on what you saw.";
+    for (tools, expected) in [
+        ("fs", fs_only),
+        ("ptc,fs", INSTRUCTIONS),
+        ("ptc", INSTRUCTIONS),
+    ] {
+        let mut server = Server::start(tree.path(), &["--tools", tools, "--include", "**"]);
+        let result = server.result("server/discover", json!({}));
+        assert_eq!(result["instructions"], expected, "--tools {tools}");
+    }
+}
+
+#[test]
 fn discover_under_protocol_2026_07_28_names_only_the_modern_revision() {
     let tree = Tree::new();
     let mut server = modern_only(&tree);
