@@ -104,6 +104,38 @@ const COPY_SUCCESSES: &[Case] = &[
     },
 ];
 
+/// Copies into an existing directory, as `cp` (and `cp -r`) make them.
+const COPY_INTO: &[Case] = &[
+    Case {
+        name: "a file copied into a directory keeps its name",
+        args: || cp("notes/todo.md", "notes/archive"),
+        reply: Said("Copied file 'notes/todo.md' to 'notes/archive/todo.md'"),
+        after: &[
+            Bytes("notes/todo.md", b"- buy milk\n"),
+            Bytes("notes/archive/todo.md", b"- buy milk\n"),
+        ],
+        ..COPY
+    },
+    Case {
+        name: "a directory copied into a directory keeps its name",
+        args: || cp("notes/archive", "notes/empty/"),
+        reply: Said(
+            "Copied directory 'notes/archive' to 'notes/empty/archive' (2 files, 12 bytes)",
+        ),
+        after: &[
+            Bytes("notes/archive/old.md", b"old\n"),
+            Bytes("notes/empty/archive/old.md", b"old\n"),
+            Bytes("notes/empty/archive/2025/jan.md", b"january\n"),
+        ],
+        ..COPY
+    },
+];
+
+#[test]
+fn copies_into_a_directory() {
+    run_cases(COPY_INTO);
+}
+
 #[test]
 fn copy_successes() {
     run_cases(COPY_SUCCESSES);
@@ -117,26 +149,22 @@ const COPY_REFUSALS: &[Case] = &[
         name: "an existing file is never overwritten",
         args: || cp("notes/todo.md", "notes/ideas.md"),
         reply: Refused(
-            "'notes/ideas.md' already exists; delete it first if you mean to replace it",
+            "'notes/ideas.md' already exists and is never replaced: name a path where nothing is, or a directory to put it into",
         ),
         ..COPY_REFUSED
     },
     Case {
-        name: "an existing directory is never replaced or merged into",
-        args: || cp("notes/archive", "notes/empty"),
-        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        name: "an entry of the same name in the directory copied into is never replaced",
+        args: || cp("notes/archive/old.md", "notes/archive"),
+        reply: Refused(
+            "'notes/archive/old.md' already exists and is never replaced: name a path where nothing is, or a directory to put it into",
+        ),
         ..COPY_REFUSED
     },
     Case {
-        name: "a file is never copied onto a directory",
-        args: || cp("notes/todo.md", "notes/archive"),
-        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
-        ..COPY_REFUSED
-    },
-    Case {
-        name: "a path copied onto itself already exists",
+        name: "a directory copied into itself, as cp -r a a would",
         args: || cp("notes/archive", "notes/archive"),
-        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
+        reply: Refused("'notes/archive/archive' is inside 'notes/archive'"),
         ..COPY_REFUSED
     },
     Case {
@@ -164,12 +192,6 @@ const COPY_REFUSALS: &[Case] = &[
     Case {
         name: "the root cannot be copied",
         args: || cp(".", "elsewhere"),
-        reply: Refused("The root itself cannot be copied or replaced"),
-        ..COPY_REFUSED
-    },
-    Case {
-        name: "the root cannot be replaced",
-        args: || cp("notes/todo.md", "."),
         reply: Refused("The root itself cannot be copied or replaced"),
         ..COPY_REFUSED
     },
@@ -600,7 +622,7 @@ fn a_copy_writes_at_most_one_gibibyte() {
     );
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("big/small.txt", "big/huge.bin")),
-        "'big/huge.bin' already exists; delete it first if you mean to replace it"
+        "'big/huge.bin' already exists and is never replaced: name a path where nothing is, or a directory to put it into"
     );
     std::fs::File::options()
         .write(true)

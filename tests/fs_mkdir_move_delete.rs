@@ -139,6 +139,43 @@ const MOVE_SUCCESSES: &[Case] = &[
         ..MOVE
     },
     Case {
+        name: "a file moves into an existing directory, as mv moves it",
+        args: || mv("notes/todo.md", "notes/empty"),
+        reply: Said("Moved 'notes/todo.md' to 'notes/empty/todo.md'"),
+        after: &[
+            Absent("notes/todo.md"),
+            Bytes("notes/empty/todo.md", b"- buy milk\n"),
+        ],
+        ..MOVE
+    },
+    Case {
+        name: "a trailing '/' says into",
+        args: || mv("notes/todo.md", "notes/archive/"),
+        reply: Said("Moved 'notes/todo.md' to 'notes/archive/todo.md'"),
+        after: &[
+            Absent("notes/todo.md"),
+            Bytes("notes/archive/todo.md", b"- buy milk\n"),
+        ],
+        ..MOVE
+    },
+    Case {
+        name: "a directory moves into an existing directory with everything inside",
+        args: || mv("notes/archive", "notes/empty"),
+        reply: Said("Moved 'notes/archive' to 'notes/empty/archive'"),
+        after: &[
+            Absent("notes/archive"),
+            Bytes("notes/empty/archive/2025/jan.md", b"january\n"),
+        ],
+        ..MOVE
+    },
+    Case {
+        name: "the root is a directory to move into",
+        args: || mv("notes/archive/old.md", "."),
+        reply: Said("Moved 'notes/archive/old.md' to 'old.md'"),
+        after: &[Absent("notes/archive/old.md"), Bytes("old.md", b"old\n")],
+        ..MOVE
+    },
+    Case {
         name: "a sibling sharing a name prefix is not inside",
         args: || mv("notes", "notes-old"),
         reply: Said("Moved 'notes' to 'notes-old'"),
@@ -158,26 +195,38 @@ const MOVE_REFUSALS: &[Case] = &[
         name: "an existing file is never overwritten",
         args: || mv("notes/todo.md", "notes/ideas.md"),
         reply: Refused(
-            "'notes/ideas.md' already exists; delete it first if you mean to replace it",
+            "'notes/ideas.md' already exists and is never replaced: name a path where nothing is, or a directory to put it into",
         ),
         ..MOVE_REFUSED
     },
     Case {
-        name: "a non-empty directory is never replaced by an empty one",
-        args: || mv("notes/empty", "notes/archive"),
-        reply: Refused("'notes/archive' already exists; delete it first if you mean to replace it"),
+        name: "an entry of the same name in the directory moved into is never replaced",
+        args: || mv("notes/todo.md", "notes/archive/../"),
+        reply: Refused(
+            "Invalid path 'notes/archive/../': paths are relative to the root, without '.' or '..' segments, drive letters, backslashes or device names",
+        ),
         ..MOVE_REFUSED
     },
     Case {
-        name: "an empty directory is never replaced by a directory",
-        args: || mv("notes/archive/2025", "notes/empty"),
-        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        name: "into a directory that already holds the name",
+        args: || mv("notes/archive/old.md", "notes/archive"),
+        reply: Refused(
+            "'notes/archive/old.md' is already where it would go: name another destination",
+        ),
         ..MOVE_REFUSED
     },
     Case {
-        name: "an empty directory is never replaced by a file",
-        args: || mv("notes/todo.md", "notes/empty"),
-        reply: Refused("'notes/empty' already exists; delete it first if you mean to replace it"),
+        name: "a trailing '/' names a directory that must exist",
+        args: || mv("notes/todo.md", "notes/nowhere/"),
+        reply: Refused("'notes/nowhere/' does not exist"),
+        ..MOVE_REFUSED
+    },
+    Case {
+        name: "a trailing '/' on a file is no directory",
+        args: || mv("notes/todo.md", "notes/ideas.md/"),
+        reply: Refused(
+            "'notes/ideas.md/' names a file, not a directory: write it without the trailing '/'",
+        ),
         ..MOVE_REFUSED
     },
     Case {
@@ -197,12 +246,6 @@ const MOVE_REFUSALS: &[Case] = &[
     Case {
         name: "the root cannot be moved",
         args: || mv(".", "elsewhere"),
-        reply: Refused("The root itself cannot be moved"),
-        ..MOVE_REFUSED
-    },
-    Case {
-        name: "the root cannot be replaced",
-        args: || mv("notes/todo.md", "."),
         reply: Refused("The root itself cannot be moved"),
         ..MOVE_REFUSED
     },
@@ -657,4 +700,57 @@ fn a_deep_chain_renamed_into_a_tree_being_deleted_is_left_whole() {
     let depth = chain_depth(&chain);
     remove_chain(&chain);
     assert_eq!(depth, DEPTH, "answers: {answers:?}");
+}
+
+/// `fs_move` and `fs_copy` into an existing directory against `mv` and `cp -R` run on a copy
+/// of the same tree: the same entries end where the same bytes, and where the tools refuse
+/// (`to` ending in `/` where no directory is) both refuse.
+#[test]
+fn moves_and_copies_into_a_directory_agree_with_mv_and_cp() {
+    if cfg!(windows)
+        || std::process::Command::new("mv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        eprintln!("skipped: no mv and cp on this system");
+        return;
+    }
+    let cases: &[(&str, &str, &str)] = &[
+        ("fs_move", "notes/todo.md", "notes/empty"),
+        ("fs_move", "notes/todo.md", "notes/empty/"),
+        ("fs_move", "notes/archive", "notes/empty"),
+        ("fs_move", "notes/archive/2025", "."),
+        ("fs_move", "notes/todo.md", "notes/nowhere/"),
+        ("fs_copy", "notes/todo.md", "notes/archive"),
+        ("fs_copy", "notes/archive", "notes/empty/"),
+        ("fs_copy", "notes/scratch.md", "."),
+        ("fs_copy", "notes/todo.md", "notes/nowhere/"),
+    ];
+    for &(tool, from, to) in cases {
+        let ours = notes_tree();
+        let theirs = notes_tree();
+        let mut server = fs_server(&ours);
+        let answer = server.call_result(tool, json!({"from": from, "to": to}));
+        let refused = answer.get("isError") == Some(&json!(true));
+        let (program, flags): (&str, &[&str]) = if tool == "fs_move" {
+            ("mv", &[])
+        } else {
+            ("cp", &["-R"])
+        };
+        let status = std::process::Command::new(program)
+            .args(flags)
+            .arg(from)
+            .arg(to)
+            .current_dir(theirs.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("runs");
+        assert_eq!(refused, !status.success(), "{tool} {from} {to}: {answer}");
+        assert_eq!(
+            snapshot(ours.path()),
+            snapshot(theirs.path()),
+            "{tool} {from} {to}"
+        );
+    }
 }

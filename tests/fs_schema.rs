@@ -424,14 +424,14 @@ fn searches_advertise_no_output_schema() {
 }
 
 /// A tool list is read by every model on every session: its size is a cost. The targets are
-/// 6 KB for the `ptc` set and 11,000 bytes for the `fs` set, schemas included (the measured sizes are
+/// 6 KB for the `ptc` set and 12,000 bytes for the `fs` set (issue 33's ceiling), schemas included (the measured sizes are
 /// in docs/fs-tools.md, "What the tool list costs").
 #[test]
 fn each_tool_list_stays_small() {
     // Both sets together have no target of their own; their size is printed for the docs.
     for (tools, limit) in [
         ("ptc", 6 * 1024),
-        ("fs", 11_000),
+        ("fs", 12_000),
         ("ptc,fs", usize::MAX),
         ("fs --read-only", usize::MAX),
     ] {

@@ -17,7 +17,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Mutator,
         "copy",
         "Copy a path",
-        "Copies a file, a symbolic link or a directory with everything inside to 'to' under the root, keeping permission bits. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to'.",
+        "Copies a file, a symbolic link or a directory with everything inside to 'to' under the root, keeping permission bits. A 'to' naming an existing directory (or ending in '/') copies into it, keeping the name. Nothing is overwritten: an existing file at 'to' is an error, as is a missing parent directory.",
         transfer_schema(),
         run,
     )

@@ -159,7 +159,9 @@ pub enum FsError {
         read: String,
     },
     /// `move` onto an existing path.
-    #[error("'{0}' already exists; delete it first if you mean to replace it")]
+    #[error(
+        "'{0}' already exists and is never replaced: name a path where nothing is, or a directory to put it into"
+    )]
     TargetExists(String),
     /// `move` of or onto the root.
     #[error("The root itself cannot be moved")]
@@ -167,6 +169,9 @@ pub enum FsError {
     /// `move` of a directory into itself.
     #[error("'{1}' is inside '{0}'")]
     MoveIntoItself(String, String),
+    /// `move` of a path onto itself (`mv a.rs .` run where `a.rs` is).
+    #[error("'{0}' is already where it would go: name another destination")]
+    AlreadyThere(String),
     /// `move` across filesystems.
     #[error("'{0}' and '{1}' are on different filesystems; a move is a rename and never copies")]
     CrossDevice(String, String),

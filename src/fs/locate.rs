@@ -160,7 +160,10 @@ impl Fs {
             });
         }
         // A copy onto its own source is refused below as an existing destination.
-        if from.contains(to.as_str()) && (from != to || transfer == Transfer::Move) {
+        if from == to && transfer == Transfer::Move {
+            return Err(FsError::AlreadyThere(from_given.to_owned()));
+        }
+        if from.contains(to.as_str()) && from != to {
             return Err(into_itself());
         }
         let source = self.served_location(from_at, false)?;
@@ -286,5 +289,40 @@ pub(super) fn transfer_arguments(
     let expected = super::revision::Expected::read(arguments)?;
     let from = fs.parse_path(super::str_arg(arguments, "from"))?;
     let to = fs.parse_path(super::str_arg(arguments, "to"))?;
+    let to = fs.destination_inside(&from, to)?;
     Ok((from, to, expected))
+}
+
+impl Fs {
+    /// `mv`'s and `cp`'s "into" form: a `to` that names a served directory (the root too), or
+    /// ends in `/`, means that directory's entry of `from`'s name (`from: src/a.rs, to: lib`
+    /// → `lib/a.rs`). A `to` ending in `/` must be such a directory. Anything else is `to`
+    /// itself. What the result names is checked afterwards like any destination.
+    fn destination_inside(&self, from: &FsPath, to: FsPath) -> Result<FsPath, FsError> {
+        let slash = to.given.ends_with('/');
+        let directory = match self.served_location(&to, false) {
+            Ok(location) => matches!(location.node(), Node::Directory(_)),
+            Err(refusal) if slash => return Err(refusal),
+            Err(_) => false,
+        };
+        if !directory {
+            return if slash {
+                Err(FsError::Missing(to.given))
+            } else {
+                Ok(to)
+            };
+        }
+        // The root's name is no entry to make: moving the root is refused later as ever.
+        let Some(name) = from.path.file_name() else {
+            return Ok(to);
+        };
+        let joined = to.path.join(name);
+        let given = if to.path.is_root() {
+            joined.clone()
+        } else {
+            format!("{}/{name}", to.given.trim_end_matches('/'))
+        };
+        let path = RelPath::parse(&joined).map_err(|_| FsError::InvalidPath(given.clone()))?;
+        Ok(FsPath { given, path })
+    }
 }

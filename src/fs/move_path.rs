@@ -15,7 +15,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Mutator,
         "move",
         "Move or rename",
-        "Renames a file or directory, or moves it elsewhere under the root; a directory moves with everything inside. Nothing is overwritten: an existing 'to' is an error, as is a missing parent directory of 'to' (create it with mkdir). A move is a rename and never copies.",
+        "Renames a file or directory, or moves it elsewhere under the root; a directory moves with everything inside. A 'to' naming an existing directory (or ending in '/') moves 'from' into it, keeping its name. Nothing is overwritten: an existing file at 'to' is an error, as is a missing parent directory (create it with mkdir). A move is a rename and never copies.",
         transfer_schema(),
         run,
     )
