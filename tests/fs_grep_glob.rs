@@ -1041,7 +1041,7 @@ fn grep_lists_files_or_counts_when_asked() {
         ),
         schema_error(
             "fs_grep",
-            "data/output must be equal to one of the allowed values"
+            r#"data/output must be one of "lines", "files", "count""#
         )
     );
 }

@@ -730,3 +730,54 @@ fn a_write_the_permissions_refuse_is_named_as_such() {
         "{refused}"
     );
 }
+
+/// Agents trained on other hosts' tools write `old_string`, `replace_all`, `max_results`: the
+/// fs tools take those spellings for their own, and name a misspelt argument with the nearest
+/// valid one; the `ptc` tools keep the reference toolkit's words.
+#[test]
+fn arguments_in_other_tools_spellings_are_taken_and_misspellings_named() {
+    let tree = Tree::new().file("a.txt", "one two one\n");
+    let mut server = Server::start(tree.path(), &["--tools", "ptc,fs", "--include", "**"]);
+    fs_text(
+        &mut server,
+        "fs_edit",
+        json!({"path": "a.txt", "old_string": "one", "new_string": "1", "replace_all": true}),
+    );
+    assert_eq!(tree.bytes("a.txt"), b"1 two 1\n");
+    assert!(
+        fs_text(
+            &mut server,
+            "fs_grep",
+            json!({"pattern": "two", "maxResults": 1})
+        )
+        .starts_with("a.txt:1:")
+    );
+    for (tool, args, message) in [
+        (
+            "fs_edit",
+            json!({"path": "a.txt", "old_str": "1", "new-string": "x"}),
+            "data must have required property 'old-string', 'old_str' is not an argument of this tool; did you mean 'old-string'?",
+        ),
+        (
+            "fs_edit",
+            json!({"path": "a.txt", "old_string": "1", "old-string": "1", "new-string": "x"}),
+            "'old_string' and 'old-string' are one argument, 'old-string': give it once",
+        ),
+        (
+            "fs_read",
+            json!({"path": "a.txt", "lines": 3}),
+            "'lines' is not an argument of this tool; its arguments are 'path', 'offset', 'limit'",
+        ),
+    ] {
+        assert_eq!(
+            fs_error(&mut server, tool, args.clone()),
+            schema_error(tool, message),
+            "{args}"
+        );
+        assert_eq!(tree.bytes("a.txt"), b"1 two 1\n", "{args} changed nothing");
+    }
+    assert_eq!(
+        server.call_error("read_text_file", json!({"path": "a.txt", "old_string": 1})),
+        schema_error("read_text_file", "data must NOT have additional properties")
+    );
+}

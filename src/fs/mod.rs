@@ -181,6 +181,7 @@ fn tool(
         read_only: !mutator,
         hints: !mutator,
         reserved: if mutator { &[EXPECTED] } else { &[] },
+        wording: crate::tools::Wording::Model,
     };
     Tool { spec, run }
 }

@@ -135,6 +135,7 @@ fn tool(
         read_only,
         hints: true,
         reserved: &[],
+        wording: crate::tools::Wording::Reference,
     };
     Tool { spec, run }
 }

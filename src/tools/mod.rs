@@ -7,6 +7,7 @@
 //! the registry as a [`Tool`] bound to that set's state for one root.
 
 mod validate;
+pub use validate::Wording;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -107,6 +108,9 @@ pub struct ToolSpec {
     /// Arguments accepted although the schema does not advertise them (removed before
     /// validation and seen only by the handler).
     pub reserved: &'static [&'static str],
+    /// How invalid arguments are worded; with [`validate::Wording::Model`], arguments spelled
+    /// in snake or camel case (`old_string`) are also taken for the schema's kebab-case ones.
+    pub wording: validate::Wording,
 }
 
 /// An object input schema: properties in order, the required ones (omitted when none),
@@ -180,14 +184,27 @@ impl Entry {
     fn validated(&self, arguments: &Map<String, Value>) -> ToolOutcome {
         // Reserved arguments are skipped rather than removed from a copy: arguments can be
         // megabytes.
-        let errors =
-            validate::object_violations(&self.spec.input_schema, arguments, self.spec.reserved);
+        let refusal = |errors: &str| {
+            format!(
+                "Input validation error: Invalid arguments for tool {}: {errors}",
+                self.spec.name
+            )
+        };
+        let respelled = match self.spec.wording {
+            validate::Wording::Model => {
+                validate::respelled(&self.spec.input_schema, arguments).map_err(|e| refusal(&e))?
+            }
+            validate::Wording::Reference => None,
+        };
+        let arguments = respelled.as_ref().unwrap_or(arguments);
+        let errors = validate::object_violations(
+            &self.spec.input_schema,
+            arguments,
+            self.spec.reserved,
+            self.spec.wording,
+        );
         if !errors.is_empty() {
-            return Err(format!(
-                "Input validation error: Invalid arguments for tool {}: {}",
-                self.spec.name,
-                errors.join(", ")
-            ));
+            return Err(refusal(&errors.join(", ")));
         }
         (self.handler)(arguments)
     }

@@ -7,10 +7,20 @@
 
 use serde_json::{Map, Value};
 
+/// How violations are worded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// The reference toolkit's words, which its clients parse (the `ptc` tools).
+    Reference,
+    /// For a model (the fs tools): an unknown argument is named, with the nearest valid one
+    /// or the list of all; an `enum` lists its values.
+    Model,
+}
+
 /// Every violation of `schema` by `data`, in schema order; empty when valid.
 pub fn violations(schema: &Value, data: &Value) -> Vec<String> {
     let mut errors = Vec::new();
-    check(schema, data, "data", &mut errors);
+    check(schema, data, "data", Wording::Reference, &mut errors);
     errors
 }
 
@@ -19,6 +29,7 @@ pub fn object_violations(
     schema: &Value,
     data: &Map<String, Value>,
     skipped: &[&str],
+    wording: Wording,
 ) -> Vec<String> {
     let mut errors = Vec::new();
     if let Some(kind) = schema.get("type").and_then(Value::as_str)
@@ -27,7 +38,7 @@ pub fn object_violations(
         errors.push(format!("data must be {kind}"));
         return errors;
     }
-    check_object(schema, data, "data", skipped, &mut errors);
+    check_object(schema, data, "data", skipped, wording, &mut errors);
     errors
 }
 
@@ -52,7 +63,7 @@ fn has_type(kind: &str, value: &Value) -> bool {
     }
 }
 
-fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
+fn check(schema: &Value, data: &Value, path: &str, wording: Wording, errors: &mut Vec<String>) {
     if let Some(kind) = schema.get("type").and_then(Value::as_str)
         && !has_type(kind, data)
     {
@@ -62,11 +73,21 @@ fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !allowed.contains(data)
     {
-        errors.push(format!("{path} must be equal to one of the allowed values"));
+        errors.push(match wording {
+            Wording::Reference => format!("{path} must be equal to one of the allowed values"),
+            Wording::Model => format!(
+                "{path} must be one of {}",
+                allowed
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
         return;
     }
     match data {
-        Value::Object(map) => check_object(schema, map, path, &[], errors),
+        Value::Object(map) => check_object(schema, map, path, &[], wording, errors),
         Value::String(text) => {
             if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
                 && (text.chars().count() as u64) < min
@@ -100,7 +121,7 @@ fn check(schema: &Value, data: &Value, path: &str, errors: &mut Vec<String>) {
             }
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    check(item_schema, item, &format!("{path}/{i}"), errors);
+                    check(item_schema, item, &format!("{path}/{i}"), wording, errors);
                 }
             }
         }
@@ -113,6 +134,7 @@ fn check_object(
     map: &Map<String, Value>,
     path: &str,
     skipped: &[&str],
+    wording: Wording,
     errors: &mut Vec<String>,
 ) {
     let present = |key: &str| map.contains_key(key) && !skipped.contains(&key);
@@ -132,15 +154,127 @@ fn check_object(
     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
         for key in map.keys().filter(|key| !skipped.contains(&key.as_str())) {
             if !properties.is_some_and(|p| p.contains_key(key)) {
-                errors.push(format!("{path} must NOT have additional properties"));
+                errors.push(match wording {
+                    Wording::Reference => format!("{path} must NOT have additional properties"),
+                    Wording::Model => unknown_argument(key, properties),
+                });
             }
         }
     }
     for (name, sub) in properties.into_iter().flatten() {
         if let Some(value) = map.get(name).filter(|_| present(name)) {
-            check(sub, value, &format!("{path}/{name}"), errors);
+            check(sub, value, &format!("{path}/{name}"), wording, errors);
         }
     }
+}
+
+/// The model's refusal of an argument the schema does not have: its nearest valid name when
+/// one is near (a typo, a prefix), else every valid name.
+fn unknown_argument(key: &str, properties: Option<&Map<String, Value>>) -> String {
+    let names: Vec<&str> = properties
+        .into_iter()
+        .flat_map(|p| p.keys())
+        .map(String::as_str)
+        .collect();
+    let wanted = kebab(key);
+    let nearest = names
+        .iter()
+        .map(|name| (edit_distance(&wanted, name), *name))
+        .filter(|(distance, name)| {
+            *distance <= 2.max(name.len() / 4)
+                || name.starts_with(&wanted)
+                || wanted.starts_with(*name)
+        })
+        .min();
+    match nearest {
+        Some((_, name)) => {
+            format!("'{key}' is not an argument of this tool; did you mean '{name}'?")
+        }
+        None => format!(
+            "'{key}' is not an argument of this tool; its arguments are {}",
+            names
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// How the fs tools spell an argument another tool writes in snake or camel case
+/// (`old_string`, `maxResults` → `old-string`, `max-results`).
+#[must_use]
+pub fn kebab(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 2);
+    for (i, c) in key.chars().enumerate() {
+        if c == '_' {
+            out.push('-');
+        } else if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The Levenshtein distance between two short strings, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The arguments respelled as the schema names them, when some are written in another
+/// tool's case (`old_string` for `old-string`): `Ok(None)` when none is, the respelled copy
+/// otherwise, and a refusal naming both when one argument is given twice in two spellings.
+pub fn respelled(
+    schema: &Value,
+    data: &Map<String, Value>,
+) -> Result<Option<Map<String, Value>>, String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let alias = |key: &String| -> Option<String> {
+        if properties.contains_key(key) {
+            return None;
+        }
+        let spelled = kebab(key);
+        properties.contains_key(&spelled).then_some(spelled)
+    };
+    if !data.keys().any(|key| alias(key).is_some()) {
+        return Ok(None);
+    }
+    let mut respelled = Map::new();
+    for (key, value) in data {
+        let name = alias(key).unwrap_or_else(|| key.clone());
+        if respelled.contains_key(&name) {
+            let other = data
+                .keys()
+                .find(|k| *k != key && (**k == name || alias(k).as_deref() == Some(&name)))
+                .cloned()
+                .unwrap_or_default();
+            return Err(format!(
+                "'{other}' and '{key}' are one argument, '{name}': give it once"
+            ));
+        }
+        respelled.insert(name, value.clone());
+    }
+    Ok(Some(respelled))
 }
 
 #[cfg(test)]
@@ -222,15 +356,81 @@ mod tests {
             let mut copy = map.clone();
             copy.remove("_reserved");
             assert_eq!(
-                object_violations(&schema, map, &["_reserved"]),
+                object_violations(&schema, map, &["_reserved"], Wording::Reference),
                 violations(&schema, &Value::Object(copy)),
                 "{data}"
             );
         }
         // A skipped key the schema requires is missing.
         assert_eq!(
-            object_violations(&schema, json!({"path":"a"}).as_object().unwrap(), &["path"]),
+            object_violations(
+                &schema,
+                json!({"path":"a"}).as_object().unwrap(),
+                &["path"],
+                Wording::Reference
+            ),
             ["data must have required property 'path'"]
         );
+    }
+
+    #[test]
+    fn a_model_is_told_which_argument_and_what_it_may_be() {
+        let schema = json!({"type":"object","properties":{
+            "path":{"type":"string"},
+            "old-string":{"type":"string"},
+            "new-string":{"type":"string"},
+            "replace-all":{"type":"boolean"},
+            "output":{"type":"string","enum":["lines","files","count"]}},
+            "required":["path"],"additionalProperties":false});
+        let model = |data: Value| {
+            object_violations(&schema, data.as_object().unwrap(), &[], Wording::Model).join(", ")
+        };
+        assert_eq!(
+            model(json!({"path":"a","old_str":"x"})),
+            "'old_str' is not an argument of this tool; did you mean 'old-string'?"
+        );
+        assert_eq!(
+            model(json!({"path":"a","text":"x","pth":"y"})),
+            "'text' is not an argument of this tool; its arguments are 'path', 'old-string', \
+             'new-string', 'replace-all', 'output', \
+             'pth' is not an argument of this tool; did you mean 'path'?"
+        );
+        assert_eq!(
+            model(json!({"path":"a","output":"all"})),
+            r#"data/output must be one of "lines", "files", "count""#
+        );
+        // The reference wording is unchanged.
+        assert_eq!(
+            object_violations(
+                &schema,
+                json!({"path":"a","old_str":"x"}).as_object().unwrap(),
+                &[],
+                Wording::Reference
+            ),
+            ["data must NOT have additional properties"]
+        );
+    }
+
+    #[test]
+    fn snake_and_camel_spellings_are_the_schemas_arguments() {
+        let schema = json!({"type":"object","properties":{
+            "old-string":{"type":"string"},"max-results":{"type":"integer"},"path":{"type":"string"}}});
+        let respelled = |data: Value| respelled(&schema, data.as_object().unwrap());
+        assert_eq!(respelled(json!({"path":"a","old-string":"x"})), Ok(None));
+        assert_eq!(
+            respelled(json!({"old_string":"x","maxResults":3}))
+                .unwrap()
+                .map(Value::Object),
+            Some(json!({"old-string":"x","max-results":3}))
+        );
+        assert_eq!(
+            respelled(json!({"old_string":"x","old-string":"y"})),
+            Err(
+                "'old_string' and 'old-string' are one argument, 'old-string': give it once"
+                    .to_owned()
+            )
+        );
+        assert_eq!(kebab("replaceAll"), "replace-all");
+        assert_eq!(kebab("dry_run"), "dry-run");
     }
 }
