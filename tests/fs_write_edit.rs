@@ -781,3 +781,51 @@ fn arguments_in_other_tools_spellings_are_taken_and_misspellings_named() {
         schema_error("read_text_file", "data must NOT have additional properties")
     );
 }
+
+/// `read` shows a file's text without its leading BOM; writing that text back keeps the BOM,
+/// so a read-modify-write changes only the bytes the agent changed, and its dry run shows
+/// only those.
+#[test]
+fn a_read_modify_write_round_trip_keeps_a_leading_bom() {
+    let bom_crlf = "\u{feff}first\r\nsecond\r\n";
+    let tree = Tree::new()
+        .file("bom.txt", bom_crlf)
+        .file("plain.txt", "plain\n")
+        .file("only-bom.txt", "\u{feff}");
+    let mut server = fs_server(&tree);
+    let text = fs_text(&mut server, "fs_read", json!({"path": "bom.txt"}));
+    assert_eq!(text, "first\r\nsecond\r\n");
+    // Written back unchanged: nothing to change, byte for byte.
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_write",
+            json!({"path": "bom.txt", "content": text, "dry-run": true})
+        ),
+        "'bom.txt' already holds exactly this content; nothing would change"
+    );
+    assert_eq!(
+        write(&mut server, "bom.txt", &text),
+        format!(
+            "Wrote {} bytes to 'bom.txt' (its leading BOM kept)",
+            bom_crlf.len()
+        )
+    );
+    assert_eq!(tree.bytes("bom.txt"), bom_crlf.as_bytes());
+    // Changed: only the changed line differs from the original.
+    let changed = text.replace("second", "2nd");
+    write(&mut server, "bom.txt", &changed);
+    assert_eq!(tree.bytes("bom.txt"), "\u{feff}first\r\n2nd\r\n".as_bytes());
+    // Content that brings its own BOM is written as it is; a file without one gets none.
+    write(&mut server, "bom.txt", "\u{feff}own\n");
+    assert_eq!(tree.bytes("bom.txt"), "\u{feff}own\n".as_bytes());
+    assert_eq!(
+        write(&mut server, "plain.txt", "still plain\n"),
+        "Wrote 12 bytes to 'plain.txt'"
+    );
+    assert_eq!(tree.bytes("plain.txt"), b"still plain\n");
+    write(&mut server, "only-bom.txt", "now text\n");
+    assert_eq!(tree.bytes("only-bom.txt"), "\u{feff}now text\n".as_bytes());
+    write(&mut server, "new.txt", "fresh\n");
+    assert_eq!(tree.bytes("new.txt"), b"fresh\n");
+}

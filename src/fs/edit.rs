@@ -58,8 +58,8 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     )
 }
 
-/// A UTF-8 byte-order mark.
-const BOM: &str = "\u{feff}";
+/// A UTF-8 byte order mark, as text: kept at the head of a file by `edit` and `write`.
+pub(super) const BOM: &str = "\u{feff}";
 
 /// Largest file `edit` rewrites: it holds the old and the new text in memory at once.
 pub const EDIT_MAX_BYTES: u64 = 64 << 20;

@@ -1,10 +1,12 @@
 //! `write`: replace or create a file whose directory exists.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::answer::{FsAnswer, answer_budget};
 use super::diff::{Diff, with_diff_schema};
-use super::edit::EDIT_MAX_BYTES;
+use super::edit::{BOM, EDIT_MAX_BYTES};
 use super::error::count;
 use super::locate::FsPath;
 use super::revision::Expected;
@@ -88,17 +90,45 @@ impl Fs {
             Node::Absent | Node::File(_) => {}
         }
         self.check_expected(expected, &[("path", &location)])?;
+        let kept_bom = !content.starts_with(BOM) && self.starts_with_bom(&location);
+        let content = if kept_bom {
+            Cow::Owned(format!("{BOM}{content}"))
+        } else {
+            Cow::Borrowed(content)
+        };
         if dry_run {
-            return self.preview_write(at, &location, content);
+            return self.preview_write(at, &location, &content);
         }
         self.commit(given, &location, content.as_bytes())?;
         Ok(FsAnswer {
-            text: format!("Wrote {} bytes to '{given}'", content.len()),
+            text: format!(
+                "Wrote {} bytes to '{given}'{}",
+                content.len(),
+                if kept_bom {
+                    " (its leading BOM kept)"
+                } else {
+                    ""
+                }
+            ),
             revisions: Some(revisions_value(&[(
                 "path",
                 Revision::of_bytes(content.as_bytes()),
             )])),
         })
+    }
+
+    /// Whether the file at `location` starts with a UTF-8 BOM, which `read` leaves out of the
+    /// text it shows: a write of that text keeps it, so a read-modify-write changes only what
+    /// the caller changed. A file that cannot be read has none to keep.
+    fn starts_with_bom(&self, location: &Location) -> bool {
+        if !matches!(location.node(), Node::File(info) if info.identity.size >= 3) {
+            return false;
+        }
+        let Ok(file) = self.root().open_located(location) else {
+            return false;
+        };
+        let mut head = [0u8; 3];
+        file.read_exact_at(&mut head, 0).is_ok() && head == *BOM.as_bytes()
     }
 
     /// What writing `content` over `location` would change, changing nothing: the diff from
