@@ -566,7 +566,7 @@ fn every_kind_of_call() -> Vec<(&'static str, Value)> {
         ("fs_mkdir", json!({"path": "dangling-dir"})),
         ("fs_move", json!({"from": "via/marker.txt", "to": "m.txt"})),
         ("fs_move", json!({"from": "a.txt", "to": "via/a.txt"})),
-        ("fs_move", json!({"from": "a.txt", "to": "d"})),
+        ("fs_move", json!({"from": "a.txt", "to": "d/x.txt"})),
         ("fs_delete", json!({"path": "via/marker.txt"})),
         ("fs_delete", json!({"path": "d"})),
         ("fs_delete", json!({"path": "."})),

@@ -917,3 +917,30 @@ fn a_file_the_server_may_not_read_is_named_as_such() {
         "{refused}"
     );
 }
+
+/// Without `--follow-symlinks` a link is opaque; a tool that needs a file says so and names
+/// the flag, as the searches do.
+#[test]
+fn a_link_named_where_a_file_is_needed_names_the_flag() {
+    let tree = Tree::new()
+        .file("a.txt", "inside\n")
+        .symlink("link.txt", "a.txt");
+    let mut server = fs_server(&tree);
+    let message = "'link.txt' is a symbolic link, which this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)";
+    for (tool, args) in [
+        ("fs_read", json!({"path": "link.txt"})),
+        (
+            "fs_edit",
+            json!({"path": "link.txt", "old-string": "inside", "new-string": "x"}),
+        ),
+        ("fs_write", json!({"path": "link.txt", "content": "x"})),
+    ] {
+        assert_eq!(fs_error(&mut server, tool, args.clone()), message, "{args}");
+    }
+    assert_eq!(tree.bytes("a.txt"), b"inside\n");
+    let mut following = fs_server_with(&tree, &["--follow-symlinks"]);
+    assert_eq!(
+        fs_text(&mut following, "fs_read", json!({"path": "link.txt"})),
+        "inside\n"
+    );
+}

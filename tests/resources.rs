@@ -82,7 +82,7 @@ fn mixed_round(round: usize) -> Vec<(&'static str, Value)> {
             "fs_edit",
             json!({"path": "a.txt", "old-string": "absent", "new-string": "x"}),
         ),
-        ("fs_move", json!({"from": "a.txt", "to": "d"})),
+        ("fs_move", json!({"from": "a.txt", "to": "a.txt"})),
         ("fs_delete", json!({"path": "d"})),
         ("fs_list", json!({"path": "a.txt"})),
         ("fs_read", json!({"path": "link"})),

@@ -83,9 +83,14 @@ pub enum FsError {
     /// A `read` offset beyond what a JSON number carries exactly.
     #[error("offset must lie between -{max} and {max}", max = crate::config::limits::MAX_SAFE_INTEGER)]
     OffsetRange,
-    /// A FIFO, socket, device or link where a regular file is needed.
+    /// A FIFO, socket or device where a regular file is needed.
     #[error("'{0}' is not a regular file")]
     NotRegular(String),
+    /// A symbolic link where a regular file is needed, on a root that does not follow links.
+    #[error(
+        "'{0}' is a symbolic link, which this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
+    )]
+    UnfollowedLink(String),
     /// A file the system keeps from this server by its permissions.
     #[error(
         "'{0}' is a file this server may not read: its permissions (mode or owner) deny it; change them, or read another file"

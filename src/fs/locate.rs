@@ -119,7 +119,8 @@ impl Fs {
             Node::File(_) => return Ok(location),
             Node::Absent => FsError::Missing(given),
             Node::Directory(_) => on_directory(given),
-            Node::Symlink(..) | Node::Other(_) => FsError::NotRegular(given),
+            Node::Symlink(..) => FsError::UnfollowedLink(given),
+            Node::Other(_) => FsError::NotRegular(given),
         };
         Err(refusal)
     }

@@ -84,9 +84,8 @@ impl Fs {
         let location = self.destination(at, true)?;
         match location.node() {
             Node::Directory(_) => return Err(FsError::IsDirectory(given.to_owned())),
-            Node::Symlink(..) | Node::Other(_) => {
-                return Err(FsError::NotRegular(given.to_owned()));
-            }
+            Node::Symlink(..) => return Err(FsError::UnfollowedLink(given.to_owned())),
+            Node::Other(_) => return Err(FsError::NotRegular(given.to_owned())),
             Node::Absent | Node::File(_) => {}
         }
         self.check_expected(expected, &[("path", &location)])?;
