@@ -130,6 +130,37 @@ fn deep() -> String {
 
 const DIFFERENTIALS: &[Differential] = &[
     Differential {
+        name: "several edits in one call, in a CRLF file with a BOM",
+        path: "multi.txt",
+        before: || {
+            Some(
+                "\u{feff}alpha\r\nbeta\r\ngamma\r\nbeta\r\ndelta\r\n"
+                    .as_bytes()
+                    .to_vec(),
+            )
+        },
+        tool: "fs_edit",
+        args: || {
+            json!({"path": "multi.txt", "edits": [
+                {"old-string": "beta", "new-string": "BETA", "replace-all": true},
+                {"old-string": "gamma\nBETA", "new-string": "gamma"},
+                {"old_string": "delta", "new_string": "omega\nend"},
+            ]})
+        },
+    },
+    Differential {
+        name: "several edits far apart in 10,000 lines",
+        path: "deep.rs",
+        before: || Some(deep().into_bytes()),
+        tool: "fs_edit",
+        args: || {
+            json!({"path": "deep.rs", "edits": [
+                {"old-string": "let v7 = 7;", "new-string": "let v7 = 70;"},
+                {"old-string": "let v9007 = 7;", "new-string": ""},
+            ]})
+        },
+    },
+    Differential {
         name: "a CRLF file, quoted with \\n",
         path: "crlf.txt",
         before: || Some(b"one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n".to_vec()),
@@ -278,7 +309,10 @@ fn a_dry_run_diff_applies_to_what_the_real_call_writes() {
             let (text, real) = fs_call(&mut server, case.tool, args.clone());
             let written = tree.bytes(case.path);
             if case.tool == "fs_edit" {
-                assert!(text.starts_with("Replaced "), "{text}");
+                assert!(
+                    text.starts_with("Replaced ") || text.starts_with("Applied "),
+                    "{text}"
+                );
                 // The real edit returns the diff the dry run returned.
                 assert_eq!(real.expect("structuredContent")["diff"], structured["diff"]);
             }
@@ -398,6 +432,44 @@ const REFUSAL: Refusal = Refusal {
 };
 
 const REFUSALS: &[Refusal] = &[
+    Refusal {
+        name: "edits of which one quotes nothing: none is applied",
+        args: || {
+            json!({"path": "notes/todo.md", "edits": [
+                {"old-string": "milk", "new-string": "tea", "replace-all": true},
+                {"old-string": "bread", "new-string": "x"},
+            ]})
+        },
+        message: "edits/1: Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly (no edit was applied)",
+        ..REFUSAL
+    },
+    Refusal {
+        name: "edits of which one quotes what an earlier one replaced",
+        args: || {
+            json!({"path": "notes/todo.md", "edits": [
+                {"old-string": "- buy milk\n- buy milk", "new-string": "- buy tea"},
+                {"old-string": "milk", "new-string": "x"},
+            ]})
+        },
+        message: "edits/1: Found no occurrence of 'old-string' in 'notes/todo.md'; read the file and quote its text exactly (no edit was applied)",
+        ..REFUSAL
+    },
+    Refusal {
+        name: "edits beside old-string",
+        args: || {
+            json!({"path": "notes/todo.md", "old-string": "milk", "new-string": "tea", "edits": [
+                {"old-string": "milk", "new-string": "tea"},
+            ]})
+        },
+        message: "give old-string and new-string (one edit) or edits (several), not both",
+        ..REFUSAL
+    },
+    Refusal {
+        name: "no edit at all",
+        args: || json!({"path": "notes/todo.md"}),
+        message: "give old-string and new-string (one edit), or edits: a list of them (several)",
+        ..REFUSAL
+    },
     Refusal {
         name: "edit of a file that is not UTF-8",
         args: || json!({"path": "bin.dat", "old-string": "text", "new-string": "TEXT"}),

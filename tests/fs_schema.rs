@@ -68,12 +68,14 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
             "edit",
             vec![
                 required("path", "string"),
-                required("old-string", "string"),
-                required("new-string", "string"),
+                // One edit, or several in `edits`: the handler asks for one of the two forms.
+                optional("old-string", "string", None),
+                optional("new-string", "string", None),
                 optional("replace-all", "boolean", Some(json!(false))),
+                optional("edits", "array", None),
                 optional("dry-run", "boolean", Some(json!(false))),
             ],
-            vec!["path", "old-string", "new-string"],
+            vec!["path"],
         ),
         (
             "list",

@@ -540,7 +540,11 @@ fn edit_arguments_are_checked() {
         json!({"old-string": "a", "new-string": "b"}),
         json!({"path": "f.txt", "old-string": "a", "new-string": 1}),
         json!({"path": "f.txt", "old-string": "a", "new-string": "b", "replace-all": "yes"}),
-        json!({"path": "f.txt", "old_string": "a", "new_string": "b"}),
+        // Another tool's spelling is taken, but one argument twice is refused.
+        json!({"path": "f.txt", "old_string": "a", "old-string": "a", "new-string": "b"}),
+        json!({"path": "f.txt", "edits": []}),
+        json!({"path": "f.txt", "edits": [{"old-string": "a"}]}),
+        json!({"path": "f.txt", "edits": [{"old-string": "a", "new-string": "b", "x": 1}]}),
     ] {
         fs_error(&mut server, "fs_edit", args);
     }
@@ -756,7 +760,7 @@ fn arguments_in_other_tools_spellings_are_taken_and_misspellings_named() {
         (
             "fs_edit",
             json!({"path": "a.txt", "old_str": "1", "new-string": "x"}),
-            "data must have required property 'old-string', 'old_str' is not an argument of this tool; did you mean 'old-string'?",
+            "'old_str' is not an argument of this tool; did you mean 'old-string'?",
         ),
         (
             "fs_edit",
@@ -828,4 +832,43 @@ fn a_read_modify_write_round_trip_keeps_a_leading_bom() {
     assert_eq!(tree.bytes("only-bom.txt"), "\u{feff}now text\n".as_bytes());
     write(&mut server, "new.txt", "fresh\n");
     assert_eq!(tree.bytes("new.txt"), b"fresh\n");
+}
+
+/// Several edits in one call, as hosts' multi-edit tools send them: applied in order to one
+/// file, each with its own replace-all, all or none, in another tool's spelling too.
+#[test]
+fn several_edits_apply_in_order_all_or_none() {
+    let tree = Tree::new().file("lib.rs", "fn old() {}\nfn caller() { old(); old(); }\n");
+    let mut server = fs_server(&tree);
+    assert_eq!(
+        fs_text(
+            &mut server,
+            "fs_edit",
+            json!({"path": "lib.rs", "edits": [
+                {"old_string": "old", "new_string": "new", "replace_all": true},
+                {"old-string": "fn caller()", "new-string": "pub fn caller()"},
+            ]})
+        ),
+        "Applied 2 edits in 'lib.rs' (4 occurrences replaced); wrote 46 bytes"
+    );
+    assert_eq!(
+        tree.bytes("lib.rs"),
+        b"fn new() {}\npub fn caller() { new(); new(); }\n"
+    );
+    // The second edit fails: the first is not applied either.
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_edit",
+            json!({"path": "lib.rs", "edits": [
+                {"old-string": "new", "new-string": "newer", "replace-all": true},
+                {"old-string": "new()", "new-string": "x"},
+            ]})
+        ),
+        "edits/1: Found no occurrence of 'old-string' in 'lib.rs'; read the file and quote its text exactly (no edit was applied)"
+    );
+    assert_eq!(
+        tree.bytes("lib.rs"),
+        b"fn new() {}\npub fn caller() { new(); new(); }\n"
+    );
 }

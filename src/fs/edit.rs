@@ -14,20 +14,34 @@ use super::{Fs, FsError, Kind, OverLimit, answer, bool_arg, str_arg};
 use crate::tools::{Tool, ToolOutput, object_schema};
 
 pub(super) fn tool() -> Tool<Fs> {
+    let one_edit = || {
+        object_schema(
+            vec![
+                ("old-string", json!({"type": "string"})),
+                ("new-string", json!({"type": "string"})),
+                ("replace-all", json!({"type": "boolean", "default": false})),
+            ],
+            &["old-string", "new-string"],
+        )
+    };
     let mut tool = super::tool(
         Kind::Mutator,
         "edit",
         "Edit a text file",
-        "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Every byte outside the match is kept. With dry-run nothing changes and the answer is the unified diff the edit would make.",
+        "Replaces old-string with new-string in a UTF-8 file under the root. old-string must occur exactly as in the file (whitespace, indentation and line endings included) and exactly once, unless replace-all is true; zero or several matches are an error that changes nothing. An empty new-string deletes the match. Several edits go in 'edits' instead, applied in order to one file, all or none. Every byte outside the matches is kept. With dry-run nothing changes and the answer is the unified diff the edit would make.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
                 ("old-string", json!({"type": "string"})),
                 ("new-string", json!({"type": "string"})),
                 ("replace-all", json!({"type": "boolean", "default": false})),
+                (
+                    "edits",
+                    json!({"type": "array", "items": one_edit(), "minItems": 1, "maxItems": MAX_EDITS}),
+                ),
                 ("dry-run", json!({"type": "boolean", "default": false})),
             ],
-            &["path", "old-string", "new-string"],
+            &["path"],
         ),
         run,
     );
@@ -39,49 +53,99 @@ pub(super) fn tool() -> Tool<Fs> {
     tool
 }
 
+/// Most edits one call applies.
+const MAX_EDITS: usize = 100;
+
+/// One replacement asked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Replacement<'a> {
+    /// The text to find.
+    pub old: &'a str,
+    /// Its replacement.
+    pub new: &'a str,
+    /// Every occurrence rather than exactly one.
+    pub all: bool,
+}
+
+/// The replacements of a call: `old-string` and `new-string` (one), or `edits` (several).
+fn replacements(arguments: &Map<String, Value>) -> Result<(Vec<Replacement<'_>>, bool), FsError> {
+    let single = arguments.contains_key("old-string") || arguments.contains_key("new-string");
+    match arguments.get("edits").and_then(Value::as_array) {
+        Some(_) if single => Err(FsError::EditsAndStrings),
+        Some(edits) => Ok((
+            edits
+                .iter()
+                .filter_map(Value::as_object)
+                .map(|edit| Replacement {
+                    old: str_arg(edit, "old-string"),
+                    new: str_arg(edit, "new-string"),
+                    all: bool_arg(edit, "replace-all"),
+                })
+                .collect(),
+            true,
+        )),
+        None if arguments.contains_key("old-string") && arguments.contains_key("new-string") => {
+            Ok((
+                vec![Replacement {
+                    old: str_arg(arguments, "old-string"),
+                    new: str_arg(arguments, "new-string"),
+                    all: bool_arg(arguments, "replace-all"),
+                }],
+                false,
+            ))
+        }
+        None => Err(FsError::NoEdit),
+    }
+}
+
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let expected = Expected::read(arguments)?;
     let at = fs.parse_path(str_arg(arguments, "path"))?;
-    let replace_all = bool_arg(arguments, "replace-all");
-    answer(
-        fs,
+    let edited = replacements(arguments).and_then(|(replacements, listed)| {
         fs.edit_text(
             &at,
-            str_arg(arguments, "old-string"),
-            str_arg(arguments, "new-string"),
-            replace_all,
+            &replacements,
+            listed,
             bool_arg(arguments, "dry-run"),
             expected.as_ref(),
-        ),
-        Some(&at.given),
-        None,
-    )
+        )
+    });
+    answer(fs, edited, Some(&at.given), None)
 }
 
-/// A UTF-8 byte order mark, as text: kept at the head of a file by `edit` and `write`.
 pub(super) const BOM: &str = "\u{feff}";
 
 /// Largest file `edit` rewrites: it holds the old and the new text in memory at once.
 pub const EDIT_MAX_BYTES: u64 = 64 << 20;
 
 impl Fs {
-    /// Replaces one exact run of text in `path` (every run with `replace_all`). With `dry_run`
-    /// it makes every check and changes nothing, answering the diff it would make.
+    /// Applies `replacements` to `path` in order, each to the text the ones before it left,
+    /// all or none (each one exact run of text, every run with its `all`). `listed` says they
+    /// came as `edits`: a refusal then names the edit. With `dry_run` it makes every check and
+    /// changes nothing, answering the diff it would make.
     pub(super) fn edit_text(
         &self,
         at: &FsPath,
-        old: &str,
-        new: &str,
-        replace_all: bool,
+        replacements: &[Replacement<'_>],
+        listed: bool,
         dry_run: bool,
         expected: Option<&Expected>,
     ) -> Result<FsAnswer, FsError> {
         let given = at.given.as_str();
-        if old.is_empty() {
-            return Err(FsError::EmptyOldString);
-        }
-        if old == new {
-            return Err(FsError::IdenticalStrings);
+        let in_edit = |index: usize, error: FsError| {
+            if listed {
+                FsError::InEdit(index, Box::new(error))
+            } else {
+                error
+            }
+        };
+        for (index, replacement) in replacements.iter().enumerate() {
+            if replacement.old.is_empty() {
+                return Err(in_edit(index, FsError::EmptyOldString));
+            }
+            if replacement.old == replacement.new {
+                return Err(in_edit(index, FsError::IdenticalStrings));
+            }
         }
         let _claim = self.claim(&[&at.path])?;
         let location = self.served_file(at, FsError::IsDirectory)?;
@@ -108,75 +172,123 @@ impl Fs {
         // Models quote lines with `\n`: in a file whose every line ends in `\r\n`, both strings
         // are taken in that file's line ending. A file that mixes them is matched exactly.
         let crlf = all_crlf(body);
-        let (old, new) = if crlf {
-            (in_crlf(old), in_crlf(new))
-        } else {
-            (Cow::Borrowed(old), Cow::Borrowed(new))
-        };
-        let (old, new) = (old.as_ref(), new.as_ref());
-        if old == new {
-            return Err(FsError::IdenticalStrings);
-        }
-        let count = body.matches(old).count();
-        if count == 0 {
-            return Err(no_occurrence(given, body, old, &self.published.fs("read")));
-        }
-        if count > 1 && !replace_all {
-            return Err(FsError::ManyOccurrences(count, given.to_owned()));
-        }
-        // The result's size is known before it is built: an edit may grow the file by no more
-        // than a write may send, so a short `new-string` repeated cannot exhaust memory.
-        let grown = (new.len() as u64)
-            .saturating_sub(old.len() as u64)
-            .saturating_mul(count as u64);
         let limit = self.root().limits().max_write_bytes;
-        if grown > limit {
-            return Err(FsError::OverLimit(OverLimit::new(
-                "max_write_bytes",
-                limit,
-                format!("The edit would add {grown} bytes to '{given}', more than {limit}"),
-                Some("replace fewer occurrences or a shorter text".to_owned()),
-            )));
+        let mut current = Cow::Borrowed(body);
+        let mut grown = 0u64;
+        let mut total = 0usize;
+        // The runs of a single edit, for a diff that shows exactly them.
+        let mut runs = Vec::new();
+        let mut lengths = (0, 0);
+        for (index, replacement) in replacements.iter().enumerate() {
+            let (old, new) = if crlf {
+                (in_crlf(replacement.old), in_crlf(replacement.new))
+            } else {
+                (
+                    Cow::Borrowed(replacement.old),
+                    Cow::Borrowed(replacement.new),
+                )
+            };
+            let (old, new) = (old.as_ref(), new.as_ref());
+            if old == new {
+                return Err(in_edit(index, FsError::IdenticalStrings));
+            }
+            let count = current.matches(old).count();
+            if count == 0 {
+                let read = self.published.fs("read");
+                return Err(in_edit(index, no_occurrence(given, &current, old, &read)));
+            }
+            if count > 1 && !replacement.all {
+                return Err(in_edit(
+                    index,
+                    FsError::ManyOccurrences(count, given.to_owned()),
+                ));
+            }
+            // The result's size is known before it is built: the edits together may grow the
+            // file by no more than a write may send, so a short `new-string` repeated cannot
+            // exhaust memory.
+            grown = grown.saturating_add(
+                (new.len() as u64)
+                    .saturating_sub(old.len() as u64)
+                    .saturating_mul(count as u64),
+            );
+            if grown > limit {
+                return Err(FsError::OverLimit(OverLimit::new(
+                    "max_write_bytes",
+                    limit,
+                    format!("The edit would add {grown} bytes to '{given}', more than {limit}"),
+                    Some("replace fewer occurrences or a shorter text".to_owned()),
+                )));
+            }
+            if replacements.len() == 1 {
+                // Where the replaced runs start in the whole text, as `replace` and `replacen`
+                // find them.
+                runs = current
+                    .match_indices(old)
+                    .take(if replacement.all { usize::MAX } else { 1 })
+                    .map(|(i, _)| i + bom.len())
+                    .collect();
+                lengths = (old.len(), new.len());
+            }
+            current = Cow::Owned(if replacement.all {
+                current.replace(old, new)
+            } else {
+                current.replacen(old, new, 1)
+            });
+            total += count;
+            crate::root::check_deadline()?;
         }
-        let replaced = if replace_all {
-            body.replace(old, new)
-        } else {
-            body.replacen(old, new, 1)
-        };
-        let output = format!("{bom}{replaced}");
+        let output = format!("{bom}{current}");
         let max_result_bytes = self.root().limits().max_result_bytes;
         let path = at.path.as_str();
-        // Where the replaced runs start in the whole text, as `replace` and `replacen` find them.
-        let runs = body
-            .match_indices(old)
-            .take(if replace_all { usize::MAX } else { 1 })
-            .map(|(i, _)| i + bom.len());
-        let lengths = (old.len(), new.len());
+        let diff_of = |budget: u64| {
+            if replacements.len() == 1 {
+                Diff::of_replacements(path, &text, &output, runs.iter().copied(), lengths, budget)
+            } else {
+                Diff::of(path, Some(&text), &output, budget)
+            }
+        };
         if dry_run {
-            let budget = answer_budget(max_result_bytes);
-            let diff = Diff::of_replacements(path, &text, &output, runs, lengths, budget);
+            let diff = diff_of(answer_budget(max_result_bytes));
             let narrow = "replace fewer occurrences or a shorter text".to_owned();
             let revision = Revision::of_bytes(text.as_bytes());
             return Ok(diff.preview(revision, max_result_bytes, narrow));
         }
-        let diff = Diff::of_replacements(path, &text, &output, runs, lengths, STRUCTURED_BYTES);
+        let diff = diff_of(STRUCTURED_BYTES);
         // A call past its deadline (or cancelled) changes nothing: its caller has given up.
         crate::root::check_deadline()?;
         self.commit(given, &location, output.as_bytes())?;
-        let noun = if count == 1 {
+        let occurrences = if total == 1 {
             "occurrence"
         } else {
             "occurrences"
         };
         let mut revisions = revisions_value(&[("path", Revision::of_bytes(output.as_bytes()))]);
         revisions["diff"] = diff.structured().into();
-        Ok(FsAnswer {
-            text: format!(
-                "Replaced {count} {noun} in '{given}'; wrote {} bytes",
+        let text = if listed {
+            format!(
+                "Applied {} in '{given}' ({total} {occurrences} replaced); wrote {} bytes",
+                count_edits(replacements.len()),
                 output.len()
-            ),
+            )
+        } else {
+            format!(
+                "Replaced {total} {occurrences} in '{given}'; wrote {} bytes",
+                output.len()
+            )
+        };
+        Ok(FsAnswer {
+            text,
             revisions: Some(revisions),
         })
+    }
+}
+
+/// `1 edit`, `3 edits`.
+fn count_edits(n: usize) -> String {
+    if n == 1 {
+        "1 edit".to_owned()
+    } else {
+        format!("{n} edits")
     }
 }
 

@@ -142,6 +142,15 @@ pub enum FsError {
         "Found {0} occurrences of 'old-string' in '{1}'; quote more of the surrounding text to pick one out, or set replace-all to true"
     )]
     ManyOccurrences(usize, String),
+    /// `edits` beside `old-string` or `new-string`.
+    #[error("give old-string and new-string (one edit) or edits (several), not both")]
+    EditsAndStrings,
+    /// Neither `edits` nor both strings.
+    #[error("give old-string and new-string (one edit), or edits: a list of them (several)")]
+    NoEdit,
+    /// One edit of an `edits` list refused: nothing was changed.
+    #[error("edits/{0}: {1} (no edit was applied)")]
+    InEdit(usize, Box<FsError>),
     /// An empty `old-string`.
     #[error("'old-string' is empty; quote the text to replace")]
     EmptyOldString,

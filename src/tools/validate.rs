@@ -240,41 +240,86 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The arguments respelled as the schema names them, when some are written in another
-/// tool's case (`old_string` for `old-string`): `Ok(None)` when none is, the respelled copy
-/// otherwise, and a refusal naming both when one argument is given twice in two spellings.
+/// tool's case (`old_string` for `old-string`), in the objects of a list too (`edits`):
+/// `Ok(None)` when none is, the respelled copy otherwise, and a refusal naming both when one
+/// argument is given twice in two spellings.
 pub fn respelled(
     schema: &Value,
     data: &Map<String, Value>,
 ) -> Result<Option<Map<String, Value>>, String> {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Ok(None);
-    };
-    let alias = |key: &String| -> Option<String> {
-        if properties.contains_key(key) {
-            return None;
-        }
-        let spelled = kebab(key);
-        properties.contains_key(&spelled).then_some(spelled)
-    };
-    if !data.keys().any(|key| alias(key).is_some()) {
+    // Checked before anything is copied: arguments can be megabytes.
+    if !needs_respelling(schema, data) {
         return Ok(None);
     }
+    respell(schema, data).map(Some)
+}
+
+/// The schema's name for `key` when `key` is another spelling of one of `properties`.
+fn alias(properties: &Map<String, Value>, key: &str) -> Option<String> {
+    if properties.contains_key(key) {
+        return None;
+    }
+    let spelled = kebab(key);
+    properties.contains_key(&spelled).then_some(spelled)
+}
+
+/// The schema of the objects a property's list holds, if it holds objects.
+fn item_schema<'a>(properties: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    properties
+        .get(name)
+        .and_then(|p| p.get("items"))
+        .filter(|items| items.get("properties").is_some())
+}
+
+fn needs_respelling(schema: &Value, data: &Map<String, Value>) -> bool {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    data.iter().any(|(key, value)| {
+        alias(properties, key).is_some()
+            || item_schema(properties, key).is_some_and(|items| {
+                value.as_array().is_some_and(|list| {
+                    list.iter()
+                        .filter_map(Value::as_object)
+                        .any(|item| needs_respelling(items, item))
+                })
+            })
+    })
+}
+
+fn respell(schema: &Value, data: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(data.clone());
+    };
     let mut respelled = Map::new();
     for (key, value) in data {
-        let name = alias(key).unwrap_or_else(|| key.clone());
+        let name = alias(properties, key).unwrap_or_else(|| key.clone());
         if respelled.contains_key(&name) {
             let other = data
                 .keys()
-                .find(|k| *k != key && (**k == name || alias(k).as_deref() == Some(&name)))
+                .find(|k| {
+                    *k != key && (**k == name || alias(properties, k).as_deref() == Some(&name))
+                })
                 .cloned()
                 .unwrap_or_default();
             return Err(format!(
                 "'{other}' and '{key}' are one argument, '{name}': give it once"
             ));
         }
-        respelled.insert(name, value.clone());
+        let value = match (item_schema(properties, &name), value) {
+            (Some(items), Value::Array(list)) => Value::Array(
+                list.iter()
+                    .map(|item| match item {
+                        Value::Object(object) => respell(items, object).map(Value::Object),
+                        other => Ok(other.clone()),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => value.clone(),
+        };
+        respelled.insert(name, value);
     }
-    Ok(Some(respelled))
+    Ok(respelled)
 }
 
 #[cfg(test)]
@@ -429,6 +474,20 @@ mod tests {
                 "'old_string' and 'old-string' are one argument, 'old-string': give it once"
                     .to_owned()
             )
+        );
+        let listed = json!({"type":"object","properties":{
+            "edits":{"type":"array","items":{"type":"object","properties":{
+                "old-string":{"type":"string"},"replace-all":{"type":"boolean"}}}}}});
+        assert_eq!(
+            super::respelled(
+                &listed,
+                json!({"edits":[{"old_string":"a","replaceAll":true}]})
+                    .as_object()
+                    .unwrap()
+            )
+            .unwrap()
+            .map(Value::Object),
+            Some(json!({"edits":[{"old-string":"a","replace-all":true}]}))
         );
         assert_eq!(kebab("replaceAll"), "replace-all");
         assert_eq!(kebab("dry_run"), "dry-run");
