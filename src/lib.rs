@@ -57,6 +57,7 @@ mod ptc;
 /// filesystem.
 pub use fsmcp_root as root;
 pub mod server;
+mod spelling;
 mod tools;
 use fsmcp_root::workers;
 

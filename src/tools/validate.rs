@@ -179,7 +179,7 @@ fn unknown_argument(key: &str, properties: Option<&Map<String, Value>>) -> Strin
     let wanted = kebab(key);
     let nearest = names
         .iter()
-        .map(|name| (edit_distance(&wanted, name), *name))
+        .map(|name| (crate::spelling::edit_distance(&wanted, name), *name))
         .filter(|(distance, name)| {
             *distance <= 2.max(name.len() / 4)
                 || name.starts_with(&wanted)
@@ -219,24 +219,6 @@ pub fn kebab(key: &str) -> String {
         }
     }
     out
-}
-
-/// The Levenshtein distance between two short strings, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(above + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// The arguments respelled as the schema names them, when some are written in another

@@ -71,28 +71,10 @@ pub(super) fn known_flags() -> impl Iterator<Item = &'static str> {
 fn nearest_flag(token: &str) -> Option<&'static str> {
     let spelled = token.to_ascii_lowercase().replace('_', "-");
     known_flags()
-        .map(|flag| (edit_distance(&spelled, flag), flag))
+        .map(|flag| (crate::spelling::edit_distance(&spelled, flag), flag))
         .filter(|(edits, _)| *edits <= 2)
         .min_by_key(|(edits, _)| *edits)
         .map(|(_, flag)| flag)
-}
-
-/// Levenshtein distance between two strings, counted in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, y) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(x != *y))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// `unknown option <flag>`, ptc-fs-mcp's words; off a ptc-fs-mcp command line (`drop_in` false)
@@ -341,14 +323,6 @@ mod tests {
         for (tokens, message) in cases {
             assert_eq!(error(tokens), *message, "{tokens:?}");
         }
-    }
-
-    #[test]
-    fn edit_distance_counts_characters() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("--read-only", "--read-only"), 0);
-        assert_eq!(edit_distance("ü", "u"), 1);
     }
 
     #[test]
