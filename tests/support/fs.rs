@@ -226,9 +226,21 @@ pub fn outside_root(path: &str) -> String {
     )
 }
 
-/// Whether this system reads `path` as absolute (`/x` everywhere, `C:\x` on Windows).
+/// Whether the binary under test reads `path` as absolute: `/x` on every system, and on a
+/// Windows build (run under Wine) a drive path (`C:\x`, `C:/x`) or a UNC one (`\\s\x`).
 pub fn absolute_here(path: &str) -> bool {
-    path.starts_with('/') || std::path::Path::new(path).is_absolute()
+    if path.starts_with('/') {
+        return true;
+    }
+    if !super::windows_binary() {
+        return false;
+    }
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/');
+    drive || path.starts_with(r"\\")
 }
 
 /// The refusal of a path wrong only in its `.` segments, which proposes `instead`.
