@@ -103,12 +103,9 @@ impl Root {
         if !target.starts_with('/') {
             return Ok(None);
         }
-        let base = self.base.to_string_lossy();
-        let rest = target
-            .strip_prefix(base.as_ref())
-            .filter(|r| r.is_empty() || r.starts_with('/'))
-            .ok_or(ChainError::ThroughLink)?;
-        Ok(Some(rest.to_owned()))
+        super::dir::below(&self.base, target)
+            .map(Some)
+            .ok_or(ChainError::ThroughLink)
     }
 }
 
