@@ -265,21 +265,9 @@ impl Steering {
     }
 
     /// Whether the query names `name` as an identifier (its [`identifier_key`] is one of
-    /// the query's, compared without building it: a map asks this of every name it holds).
+    /// the query's, compared without building it). A map asks it only of the names whose key
+    /// hash matches one of the query's ([`Interner::with_key_hash`]).
     pub fn names(&self, name: &str) -> bool {
-        if name.is_ascii() {
-            // Bytes, not chars: the map asks this of every name, and most are ASCII (a key
-            // byte outside ASCII then never matches, as no ASCII letter lower-cases to one).
-            let spelled = || {
-                name.bytes()
-                    .filter(|b| *b != b'_' && *b != b'-')
-                    .map(|b| b.to_ascii_lowercase())
-            };
-            return self
-                .identifiers
-                .iter()
-                .any(|key| key.len() <= name.len() && spelled().eq(key.bytes()));
-        }
         self.identifiers.iter().any(|key| {
             let mut spelled = identifier_chars(name);
             key.chars().all(|k| spelled.next() == Some(k)) && spelled.next().is_none()
