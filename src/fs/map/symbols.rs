@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::uses::Vocabulary;
+use super::uses::{FNV_START, Vocabulary, fnv};
 use super::{FileTags, Place};
 
 /// A name's number in its [`Interner`].
@@ -51,10 +51,11 @@ pub fn key_hash(name: &str) -> u32 {
     hash_chars(identifier_chars(name))
 }
 
-/// A hash (FNV-1a) of a sequence of characters, such as an identifier key already built.
+/// A hash of a sequence of characters, such as an identifier key already built: FNV-1a of
+/// their UTF-8 bytes, as the vocabularies hash words.
 pub fn hash_chars(chars: impl Iterator<Item = char>) -> u32 {
-    chars.fold(0x811c_9dc5, |hash, c| {
-        (hash ^ u32::from(c)).wrapping_mul(0x0100_0193)
+    chars.fold(FNV_START, |hash, c| {
+        c.encode_utf8(&mut [0; 4]).bytes().fold(hash, fnv)
     })
 }
 

@@ -77,8 +77,8 @@ fn core(name: &str) -> &str {
 }
 
 /// FNV-1a's starting value and one step: short keys, no state, stable.
-const FNV_START: u32 = 0x811c_9dc5;
-fn fnv(hash: u32, byte: u8) -> u32 {
+pub(super) const FNV_START: u32 = 0x811c_9dc5;
+pub(super) fn fnv(hash: u32, byte: u8) -> u32 {
     (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
 }
 
@@ -289,9 +289,11 @@ impl Vocabulary {
         Vocabulary { slots }
     }
 
+    /// Where `hash`'s probe starts among `size` slots (a power of two, at least 2): the top
+    /// bits of a Fibonacci product, so that hashes alike in their low bits spread.
     fn home(hash: u32, size: usize) -> usize {
-        // Fibonacci hashing: the top bits of the product, so similar hashes spread.
-        (hash.wrapping_mul(0x9e37_79b9) as usize) & (size - 1)
+        let bits = size.trailing_zeros();
+        (hash.wrapping_mul(0x9e37_79b9) >> (32 - bits)) as usize
     }
 
     /// Whether it holds the word of this [`word_hash`].
