@@ -67,33 +67,29 @@ pub(super) struct Replacement<'a> {
     pub all: bool,
 }
 
+/// One edit's arguments.
+fn replacement(edit: &Map<String, Value>) -> Replacement<'_> {
+    Replacement {
+        old: str_arg(edit, "old-string"),
+        new: str_arg(edit, "new-string"),
+        all: bool_arg(edit, "replace-all"),
+    }
+}
+
 /// The replacements of a call: `old-string` and `new-string` (one), or `edits` (several).
 fn replacements(arguments: &Map<String, Value>) -> Result<(Vec<Replacement<'_>>, bool), FsError> {
-    let single = arguments.contains_key("old-string") || arguments.contains_key("new-string");
+    let has = |key| arguments.contains_key(key);
     match arguments.get("edits").and_then(Value::as_array) {
-        Some(_) if single => Err(FsError::EditsAndStrings),
+        Some(_) if has("old-string") || has("new-string") => Err(FsError::EditsAndStrings),
         Some(edits) => Ok((
             edits
                 .iter()
                 .filter_map(Value::as_object)
-                .map(|edit| Replacement {
-                    old: str_arg(edit, "old-string"),
-                    new: str_arg(edit, "new-string"),
-                    all: bool_arg(edit, "replace-all"),
-                })
+                .map(replacement)
                 .collect(),
             true,
         )),
-        None if arguments.contains_key("old-string") && arguments.contains_key("new-string") => {
-            Ok((
-                vec![Replacement {
-                    old: str_arg(arguments, "old-string"),
-                    new: str_arg(arguments, "new-string"),
-                    all: bool_arg(arguments, "replace-all"),
-                }],
-                false,
-            ))
-        }
+        None if has("old-string") && has("new-string") => Ok((vec![replacement(arguments)], false)),
         None => Err(FsError::NoEdit),
     }
 }
