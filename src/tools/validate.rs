@@ -204,7 +204,7 @@ fn unknown_argument(key: &str, properties: Option<&Map<String, Value>>) -> Strin
 /// How the fs tools spell an argument another tool writes in snake or camel case
 /// (`old_string`, `maxResults` → `old-string`, `max-results`).
 #[must_use]
-pub fn kebab(key: &str) -> String {
+fn kebab(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 2);
     for (i, c) in key.chars().enumerate() {
         if c == '_' {
