@@ -7,7 +7,8 @@
 //! key) and `ff_*` (links followed, the contract's deterministic key, 64-byte reads).
 //!
 //! Oracles: nothing panics; the arguments are checked against every tool's input schema, and a
-//! call whose arguments violate the schema is refused with the validation wording; a success
+//! call whose arguments (under the schema's own names, for tools that take other spellings)
+//! violate the schema is refused with the validation wording; a success
 //! carries structured content exactly when the tool advertises an output schema; no answer
 //! ever shows the content of a file outside the root (reached through links planted inside it);
 //! nothing outside the root is created, changed or removed. After a mutating tool runs, the
@@ -25,7 +26,7 @@ use fsmcp::config::{Limits, RootConfig, ToolSelection};
 use fsmcp::root::{Root, Selector};
 use fsmcp::{Registry, publish, violations};
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The content of the one file outside the root: no answer may ever show it.
 const SECRET: &str = "outside-the-root-Zq7xK9";
@@ -172,11 +173,18 @@ fuzz_target!(|data: &[u8]| {
         let _ = violations(&other.spec.input_schema, &Value::Object(arguments.clone()));
     }
 
-    let mut advertised: Map<String, Value> = arguments.clone();
-    for name in entry.spec.reserved {
-        advertised.remove(*name);
-    }
-    let invalid = !violations(&entry.spec.input_schema, &Value::Object(advertised)).is_empty();
+    // The schema is checked against the arguments under its own names: the fs tools also
+    // take another tool's spelling of a name (`old_string`, `Path`), and refuse one given twice.
+    let invalid = match entry.spec.respelled(&arguments) {
+        Ok(respelled) => {
+            let mut advertised = respelled.unwrap_or_else(|| arguments.clone());
+            for name in entry.spec.reserved {
+                advertised.remove(*name);
+            }
+            !violations(&entry.spec.input_schema, &Value::Object(advertised)).is_empty()
+        }
+        Err(_) => true,
+    };
     let outcome = entry.call(&arguments);
     if std::env::var_os("FSMCP_FUZZ_DEBUG").is_some() {
         eprintln!("{} {:?} -> {:?}", entry.spec.name, arguments, outcome);

@@ -113,6 +113,25 @@ pub struct ToolSpec {
     pub wording: validate::Wording,
 }
 
+impl ToolSpec {
+    /// The arguments under the schema's own names, when the tool takes other spellings
+    /// (see [`ToolSpec::wording`]) and some are written in one: `Ok(None)` when none is, and
+    /// a refusal when one argument is given twice in two spellings. What the schema is
+    /// checked against, by the call and by anyone checking a call from outside.
+    ///
+    /// # Errors
+    /// The refusal's text when one argument is given in two spellings.
+    pub fn respelled(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<Option<Map<String, Value>>, String> {
+        match self.wording {
+            validate::Wording::Model => validate::respelled(&self.input_schema, arguments),
+            validate::Wording::Reference => Ok(None),
+        }
+    }
+}
+
 /// An object input schema: properties in order, the required ones (omitted when none),
 /// nothing else. Both sets' schemas are built by it.
 pub fn object_schema<K: Into<String>>(
@@ -190,12 +209,7 @@ impl Entry {
                 self.spec.name
             )
         };
-        let respelled = match self.spec.wording {
-            validate::Wording::Model => {
-                validate::respelled(&self.spec.input_schema, arguments).map_err(|e| refusal(&e))?
-            }
-            validate::Wording::Reference => None,
-        };
+        let respelled = self.spec.respelled(arguments).map_err(|e| refusal(&e))?;
         let arguments = respelled.as_ref().unwrap_or(arguments);
         let errors = validate::object_violations(
             &self.spec.input_schema,
