@@ -755,7 +755,7 @@ fn grep_refusals() {
             ),
             (
                 json!({"pattern": "two\nlines"}),
-                "pattern must not contain a line break; grep matches one line at a time",
+                "pattern must not contain a line break unless multiline is true; grep matches one line at a time",
             ),
         ],
     );

@@ -14,7 +14,7 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::json;
-use support::fs::{fs_server_with, fs_text};
+use support::fs::{fs_error, fs_server_with, fs_text};
 use support::ripgrep::ripgrep_installed;
 use support::*;
 
@@ -106,6 +106,30 @@ const PATTERNS: &[&str] = &[
     "literal:Σ",
 ];
 
+/// Patterns that may match across lines, run with `rg -U` and `multiline: true`.
+const MULTILINE_PATTERNS: &[&str] = &[
+    r"\{\n\}",
+    r"\{\r?\n",
+    r";\r?\n(fn|use)",
+    r"\n\n",
+    r"u32\) -> u32 \{\n\s+x \+ 1\n\}",
+    r"(?s)use.*?fn",
+    r"end\n",
+    r"end$",
+    r"^$\n^pub",
+    r"x \+ 1$",
+    r"[^\n]*\n[^\n]*end$",
+    r"fmt;\r\nfn",
+    r"\bfoo\b",
+    r"(?m)^fn.*\{\n.*$",
+    r"Σίσυφος; end\nλόγος",
+    r"\n\z",
+    r"use \xff",
+    "literal:{\n}",
+    "literal:;\nfn",
+    "literal:\n",
+];
+
 /// How a pattern is run on both sides.
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -113,10 +137,32 @@ enum Mode {
     Lines,
     /// Matching lines, ignoring case (`rg -n -i`, `case-insensitive: true`).
     CaseInsensitive,
+    /// Matching lines where the match stands as a whole word (`rg -n -w`, `whole-word: true`).
+    WholeWord,
+    /// Every line of every match, matches spanning lines (`rg -n -U`, `multiline: true`).
+    Multiline,
+    /// Matches per file, matches spanning lines (`rg -c -U`, `output: "count"` and
+    /// `multiline: true`).
+    MultilineCount,
     /// Matching lines per file (`rg -c`, `output: "count"`).
     Count,
     /// Files holding a match (`rg -l`, `output: "files"`), each paired with 0.
     Files,
+}
+
+impl Mode {
+    /// The rg flags and the fs_grep arguments of the mode.
+    fn arguments(self) -> (&'static [&'static str], serde_json::Value) {
+        match self {
+            Mode::Lines => (&["-n"], json!({})),
+            Mode::CaseInsensitive => (&["-n", "-i"], json!({"case-insensitive": true})),
+            Mode::WholeWord => (&["-n", "-w"], json!({"whole-word": true})),
+            Mode::Multiline => (&["-n", "-U"], json!({"multiline": true})),
+            Mode::MultilineCount => (&["-c", "-U"], json!({"multiline": true, "output": "count"})),
+            Mode::Count => (&["-c"], json!({"output": "count"})),
+            Mode::Files => (&["-l"], json!({"output": "files"})),
+        }
+    }
 }
 
 /// `(path, line)` pairs `rg` reports for `pattern` in `root` (or `(path, count)`, or
@@ -126,12 +172,7 @@ fn ripgrep(root: &std::path::Path, pattern: &str, mode: Mode) -> BTreeSet<(Strin
     command
         .current_dir(root)
         .args(["--sort", "path", "--no-ignore", "--hidden", "--crlf"]);
-    command.arg(match mode {
-        Mode::Lines => "-n",
-        Mode::CaseInsensitive => "-ni",
-        Mode::Count => "-c",
-        Mode::Files => "-l",
-    });
+    command.args(mode.arguments().0);
     match pattern.strip_prefix("literal:") {
         Some(literal) => command.args(["-F", "-e", literal]),
         None => command.args(["-e", pattern]),
@@ -168,11 +209,8 @@ fn fs_grep(server: &mut Server, pattern: &str, mode: Mode) -> BTreeSet<(String, 
         Some(literal) => json!({"pattern": literal, "max-results": 1000}),
         None => json!({"pattern": pattern, "regex": true, "max-results": 1000}),
     };
-    match mode {
-        Mode::Lines => {}
-        Mode::CaseInsensitive => args["case-insensitive"] = json!(true),
-        Mode::Count => args["output"] = json!("count"),
-        Mode::Files => args["output"] = json!("files"),
+    for (name, value) in mode.arguments().1.as_object().expect("arguments") {
+        args[name] = value.clone();
     }
     let text = fs_text(server, "fs_grep", args);
     if text.starts_with("No matches") {
@@ -183,13 +221,19 @@ fn fs_grep(server: &mut Server, pattern: &str, mode: Mode) -> BTreeSet<(String, 
 
 /// Runs every pattern of the table in `mode` on both sides, and fails with every disagreement.
 fn agrees_with_ripgrep(mode: Mode) {
+    agrees_on(PATTERNS, mode);
+}
+
+/// Runs every pattern of `patterns` in `mode` on both sides, and fails with every
+/// disagreement.
+fn agrees_on(patterns: &[&str], mode: Mode) {
     if !ripgrep_installed() {
         return;
     }
     let tree = awkward_tree();
     let mut server = fs_server_with(&tree, &["--no-default-exclude"]);
     let mut disagreements = Vec::new();
-    for pattern in PATTERNS {
+    for pattern in patterns {
         let expected = ripgrep(tree.path(), pattern, mode);
         let actual = fs_grep(&mut server, pattern, mode);
         if expected != actual {
@@ -201,15 +245,15 @@ fn agrees_with_ripgrep(mode: Mode) {
         }
     }
     assert!(
-        PATTERNS.len() >= 40,
+        patterns.len() >= 20,
         "the table holds {} patterns",
-        PATTERNS.len()
+        patterns.len()
     );
     assert!(
         disagreements.is_empty(),
         "{mode:?}: {} of {} patterns disagree with rg:\n{}",
         disagreements.len(),
-        PATTERNS.len(),
+        patterns.len(),
         disagreements.join("\n")
     );
 }
@@ -232,4 +276,179 @@ fn fs_grep_counts_as_ripgrep_counts() {
 #[test]
 fn fs_grep_lists_the_files_ripgrep_lists() {
     agrees_with_ripgrep(Mode::Files);
+}
+
+#[test]
+fn fs_grep_matches_whole_words_as_ripgrep_does() {
+    agrees_with_ripgrep(Mode::WholeWord);
+}
+
+#[test]
+fn fs_grep_matches_across_lines_as_ripgrep_does() {
+    agrees_on(MULTILINE_PATTERNS, Mode::Multiline);
+}
+
+#[test]
+fn fs_grep_counts_matches_across_lines_as_ripgrep_does() {
+    agrees_on(MULTILINE_PATTERNS, Mode::MultilineCount);
+}
+
+/// Every line `rg` prints with context, as `(path, line, mark, text)`: `:` for a matching
+/// line, `-` for context; separators left out. The text as fs_grep shows it: without the
+/// line's `\r`, each invalid byte as U+FFFD.
+fn context_lines(output: &[u8]) -> Vec<(String, u64, char, String)> {
+    String::from_utf8_lossy(output)
+        .lines()
+        .filter(|line| *line != "--")
+        .map(|line| {
+            // `path:N:text` or `path-N-text`; no path of the tree holds ':' or a '-digit-'.
+            let at = line
+                .char_indices()
+                .find(|&(i, c)| {
+                    (c == ':' || c == '-')
+                        && line[i + 1..].split_once(c).is_some_and(|(n, _)| {
+                            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+                        })
+                })
+                .map(|(i, _)| i)
+                .unwrap_or_else(|| panic!("not a result line: {line:?}"));
+            let mark = line[at..].chars().next().expect("mark");
+            let (number, text) = line[at + 1..].split_once(mark).expect("number");
+            (
+                line[..at].to_owned(),
+                number.parse().expect("number"),
+                mark,
+                text.strip_suffix('\r').unwrap_or(text).to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn fs_grep_shows_context_before_and_after_as_ripgrep_does() {
+    if !ripgrep_installed() {
+        return;
+    }
+    let tree = awkward_tree();
+    let mut server = fs_server_with(&tree, &["--no-default-exclude"]);
+    let mut disagreements = Vec::new();
+    let mut compared = 0;
+    for pattern in [
+        "end",
+        "^fn",
+        r"\bfoo\b",
+        "use",
+        r"\p{Greek}+",
+        "^}$",
+        "impl|struct",
+    ] {
+        for (before, after) in [(0, 1), (2, 0), (1, 3), (3, 1), (0, 20), (20, 0), (2, 2)] {
+            let output = support::ripgrep::rg()
+                .current_dir(tree.path())
+                .args(["--sort", "path", "--no-ignore", "--hidden", "--crlf", "-n"])
+                .args(["-B", &before.to_string(), "-A", &after.to_string()])
+                .args(["-e", pattern])
+                .output()
+                .expect("run rg");
+            let expected = context_lines(&output.stdout);
+            let text = fs_text(
+                &mut server,
+                "fs_grep",
+                json!({"pattern": pattern, "regex": true, "max-results": 1000,
+                       "before-context": before, "after-context": after}),
+            );
+            let mut actual = context_lines(text.as_bytes());
+            let mut expected = expected;
+            // Both list files in path order; within a file, lines in order.
+            actual.sort();
+            expected.sort();
+            compared += expected.len();
+            if actual != expected {
+                disagreements.push(format!(
+                    "{pattern:?} -B{before} -A{after}: rg {expected:?}\nfs_grep {actual:?}"
+                ));
+            }
+        }
+    }
+    assert!(compared > 300, "only {compared} lines compared");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n\n"));
+    // `context` gives both sides; a side given on its own wins over it, as -A and -B win
+    // over -C.
+    let both = json!({"pattern": "fn bar", "context": 1});
+    let text = fs_text(&mut server, "fs_grep", both);
+    assert_eq!(
+        text,
+        "src/lib.rs-5-\nsrc/lib.rs:6:fn bar(x: u32) -> u32 {\nsrc/lib.rs-7-    x + 1"
+    );
+    let after_only = json!({"pattern": "fn bar", "context": 1, "before-context": 0});
+    let text = fs_text(&mut server, "fs_grep", after_only);
+    assert_eq!(
+        text,
+        "src/lib.rs:6:fn bar(x: u32) -> u32 {\nsrc/lib.rs-7-    x + 1"
+    );
+}
+
+#[test]
+fn fs_grep_filters_by_ripgreps_file_types() {
+    if !ripgrep_installed() {
+        return;
+    }
+    let tree = awkward_tree()
+        .file("build.sh", "echo end\n")
+        .file("app/main.py", "print('end')\n")
+        .file("app/types.pyi", "end: int\n")
+        .file("web/app.tsx", "const end = 1;\n")
+        .file("Cargo.lock", "# end\n")
+        .file("conf.toml", "end = true\n");
+    let mut server = fs_server_with(&tree, &["--no-default-exclude"]);
+    for file_type in [
+        "rust", "md", "markdown", "txt", "csv", "py", "ts", "sh", "toml", "go",
+    ] {
+        let output = support::ripgrep::rg()
+            .current_dir(tree.path())
+            .args(["--sort", "path", "--no-ignore", "--hidden", "-l"])
+            .args(["-t", file_type, "-e", "."])
+            .output()
+            .expect("run rg");
+        let expected: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let text = fs_text(
+            &mut server,
+            "fs_grep",
+            json!({"pattern": ".", "regex": true, "type": file_type, "output": "files", "max-results": 1000}),
+        );
+        let actual: BTreeSet<String> = if text.starts_with("No matches") {
+            BTreeSet::new()
+        } else {
+            text.lines().map(str::to_owned).collect()
+        };
+        assert_eq!(actual, expected, "type {file_type}");
+        assert!(
+            file_type == "go" || !expected.is_empty(),
+            "type {file_type} found nothing"
+        );
+    }
+    // With a glob, both filters hold.
+    let text = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "fn", "type": "rust", "glob": "src/**", "output": "files"}),
+    );
+    let files: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        files,
+        ["src/bom.rs", "src/crlf.rs", "src/lib.rs", "src/tail.rs"]
+    );
+    // An unknown type is refused with the nearest names.
+    let refusal = fs_error(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "fn", "type": "pyhton"}),
+    );
+    assert_eq!(
+        refusal,
+        "Unknown file type 'pyhton'; did you mean 'python'? The names are ripgrep's (rg --type-list)"
+    );
 }

@@ -331,8 +331,14 @@ pub enum FsError {
     #[error("{0} is too large to compile; shorten it")]
     PatternTooLarge(&'static str),
     /// A literal `grep` pattern holding a line break, which no line can contain.
-    #[error("pattern must not contain a line break; grep matches one line at a time")]
+    #[error(
+        "pattern must not contain a line break unless multiline is true; grep matches one line at a time"
+    )]
     PatternMultiline,
+    /// A `grep` file type ripgrep does not define: the name, and the nearest names or a few
+    /// common ones.
+    #[error("Unknown file type '{0}'; {1}")]
+    UnknownFileType(String, String),
     /// A `grep` regex that does not compile: the pattern and the regex library's reason.
     #[error("Invalid regex pattern '{0}': {1}")]
     InvalidRegex(String, String),

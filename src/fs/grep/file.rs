@@ -24,18 +24,29 @@ pub const MAX_LINE_BYTES: usize = 1024;
 /// for the line's start to show it.
 pub(super) const LEAD_BYTES: usize = 256;
 
-/// The one searcher configuration of every grep pass (the prefilter asks for no context): raw
-/// bytes, no BOM transcoding, lines ended by `\n` or `\r\n`, a line's buffer bounded.
-pub(super) fn searcher(context: usize) -> Searcher {
-    searcher_builder(context).line_number(true).build()
+/// Lines of context a search reports before and after each match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Context {
+    pub(super) before: usize,
+    pub(super) after: usize,
 }
 
-pub(super) fn searcher_builder(context: usize) -> SearcherBuilder {
+/// The one searcher configuration of every grep pass (the prefilter asks for no context): raw
+/// bytes, no BOM transcoding, lines ended by `\n` or `\r\n`, a line's buffer bounded (with
+/// `multiline`, the whole file's, which such a search holds at once).
+pub(super) fn searcher(context: Context, multiline: bool) -> Searcher {
+    searcher_builder(context, multiline)
+        .line_number(true)
+        .build()
+}
+
+pub(super) fn searcher_builder(context: Context, multiline: bool) -> SearcherBuilder {
     let mut builder = SearcherBuilder::new();
     builder
         .line_terminator(LineTerminator::crlf())
-        .before_context(context)
-        .after_context(context)
+        .before_context(context.before)
+        .after_context(context.after)
+        .multi_line(multiline)
         .bom_sniffing(false)
         .binary_detection(BinaryDetection::none())
         .heap_limit(Some(MAX_LINE_BUFFER));
@@ -44,8 +55,10 @@ pub(super) fn searcher_builder(context: usize) -> SearcherBuilder {
 
 /// The prefilter's searcher: [`searcher`] without context or line numbers, which only a
 /// reported line needs.
-pub(super) fn prefilter_searcher() -> Searcher {
-    searcher_builder(0).line_number(false).build()
+pub(super) fn prefilter_searcher(multiline: bool) -> Searcher {
+    searcher_builder(Context::default(), multiline)
+        .line_number(false)
+        .build()
 }
 
 /// Whether `file` holds a matching line: `false` for a binary file (skipped, as the ordered
@@ -179,6 +192,9 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
 pub(super) struct Line {
     pub(super) number: u64,
     pub(super) is_match: bool,
+    /// The first line of a match: what `max-results` counts (a multiline match shows each of
+    /// its lines as a matching line, and counts once).
+    pub(super) starts_match: bool,
     pub(super) text: String,
 }
 
@@ -261,27 +277,61 @@ pub(super) fn scan_file<F: ReadAt + ?Sized>(
     Scanned::of(searched.map(|()| sink.hits))
 }
 
-/// The matching lines of `file`, counted up to `limit`.
+/// The matching lines of `file`, counted up to `limit`; with `each_match` (a multiline
+/// search, whose searcher reports adjacent matches as one), the matches, as `rg -c -U`
+/// counts them.
 pub(super) fn count_file<F: ReadAt + ?Sized>(
     searcher: &mut Searcher,
     matcher: &Checked,
     file: &F,
     limit: u64,
 ) -> Scanned<u64> {
-    struct Counter {
+    struct Counter<'m> {
         count: u64,
         limit: u64,
+        each_match: Option<&'m Checked>,
     }
-    impl Sink for Counter {
+    impl Sink for Counter<'_> {
         type Error = io::Error;
-        fn matched(&mut self, _: &Searcher, _: &SinkMatch<'_>) -> io::Result<bool> {
-            self.count += 1;
+        fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> io::Result<bool> {
+            self.count += match self.each_match {
+                Some(matcher) => {
+                    matches_in(matcher, found.buffer(), found.bytes_range_in_buffer())?
+                }
+                None => 1,
+            };
             Ok(self.count < self.limit)
         }
     }
-    let mut counter = Counter { count: 0, limit };
+    let each_match = (searcher.multi_line_with_matcher(matcher) && limit > 1).then_some(matcher);
+    let mut counter = Counter {
+        count: 0,
+        limit,
+        each_match,
+    };
     let searched = searcher.search_reader(matcher, TextSource::new(file), &mut counter);
     Scanned::of(searched.map(|()| counter.count))
+}
+
+/// The matches that start in `range` of `buffer`, found in the whole buffer so anchors and
+/// look-arounds see what the search saw; an empty match moves the search one byte on.
+fn matches_in(matcher: &Checked, buffer: &[u8], range: std::ops::Range<usize>) -> io::Result<u64> {
+    let mut count = 0;
+    let mut at = range.start;
+    while at <= range.end {
+        match matcher.find_at(buffer, at)? {
+            Some(found) if found.start() < range.end => {
+                count += 1;
+                at = if found.is_empty() {
+                    found.end() + 1
+                } else {
+                    found.end()
+                };
+            }
+            _ => break,
+        }
+    }
+    Ok(count.max(1))
 }
 
 /// Collects one file's lines for [`scan_file`].
@@ -295,25 +345,29 @@ pub(super) struct FileSink<'m> {
 }
 
 impl FileSink<'_> {
+    /// Adds one line: a match's first line (`first_match` its match's byte), a later line of a
+    /// multiline match (`continued`) or a context line; `false` once the room is spent.
     fn push(
         &mut self,
         number: Option<u64>,
         first_match: Option<usize>,
+        continued: bool,
         bytes: &[u8],
-    ) -> io::Result<bool> {
-        let is_match = first_match.is_some();
-        let text = line_text(bytes, first_match);
+    ) -> bool {
+        let starts_match = first_match.is_some();
+        let text = line_text(bytes, first_match.or(continued.then_some(0)));
         self.bytes += escaped_len(&text) + self.budget.per_line;
         self.hits.lines.push(Line {
             number: number.unwrap_or(0),
-            is_match,
+            is_match: starts_match || continued,
+            starts_match,
             text,
         });
         if self.bytes > self.budget.bytes {
             self.hits.overflow = true;
-            return Ok(false);
+            return false;
         }
-        Ok(true)
+        true
     }
 }
 
@@ -327,13 +381,27 @@ impl Sink for FileSink<'_> {
         }
         self.matches += 1;
         let bytes = found.bytes();
+        // A multiline match spans several lines; each is shown, numbered, as `rg -U` shows it.
+        let mut lines = bytes.split_inclusive(|&b| b == b'\n');
+        let first = lines.next().unwrap_or_default();
         // Only a line too long to show whole needs to know where its match is.
-        let at = if bytes.len() > MAX_LINE_BYTES {
-            self.matcher.find(bytes)?.map_or(0, |m| m.start())
+        let at = if first.len() > MAX_LINE_BYTES {
+            self.matcher
+                .find(bytes)?
+                .map_or(0, |m| m.start().min(first.len()))
         } else {
             0
         };
-        self.push(found.line_number(), Some(at), bytes)
+        let number = found.line_number();
+        if !self.push(number, Some(at), false, first) {
+            return Ok(false);
+        }
+        for (i, line) in (1u64..).zip(lines) {
+            if !self.push(number.map(|n| n + i), None, true, line) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, line: &SinkContext<'_>) -> io::Result<bool> {
@@ -342,7 +410,7 @@ impl Sink for FileSink<'_> {
         if self.matches >= self.budget.matches && *line.kind() != SinkContextKind::After {
             return Ok(true);
         }
-        self.push(line.line_number(), None, line.bytes())
+        Ok(self.push(line.line_number(), None, false, line.bytes()))
     }
 }
 
@@ -413,8 +481,9 @@ pub(super) fn char_end(line: &[u8], start: usize, mut end: usize) -> usize {
 mod tests {
     use super::*;
     use crate::fs::grep::LINE_OVERHEAD;
+    use crate::fs::grep::Reading;
     use crate::fs::grep::matcher::compile;
-    use crate::fs::grep::tests::{budget, grep, scan_hits};
+    use crate::fs::grep::tests::{around, budget, grep, scan_hits};
 
     #[test]
     fn long_lines_are_shortened_at_a_character_boundary() {
@@ -467,27 +536,51 @@ mod tests {
         );
     }
     fn scan(bytes: &[u8], pattern: &str) -> Option<FileHits> {
-        let matcher = compile(pattern, false, false).expect("compiles");
-        scan_hits(&mut searcher(0), &matcher, bytes, budget(50))
+        let matcher = compile(pattern, Reading::default()).expect("compiles");
+        scan_hits(&mut searcher(around(0), false), &matcher, bytes, budget(50))
     }
 
     #[test]
     fn quota_keeps_trailing_context_and_looks_for_one_more() {
         let file = b"x1\nc\nx2\nc\nc\nc\nx3\n";
-        let matcher = compile("x", false, false).unwrap();
-        let hits = scan_hits(&mut searcher(1), &matcher, &file[..], budget(1)).unwrap();
+        let matcher = compile("x", Reading::default()).unwrap();
+        let hits = scan_hits(
+            &mut searcher(around(1), false),
+            &matcher,
+            &file[..],
+            budget(1),
+        )
+        .unwrap();
         assert!(hits.more);
         let texts: Vec<_> = hits.lines.iter().map(|l| l.text.as_str()).collect();
         // The second match ends the search; it and its leading context are not shown.
         assert_eq!(texts, ["x1", "c"]);
-        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(2)).unwrap();
+        let hits = scan_hits(
+            &mut searcher(around(2), false),
+            &matcher,
+            &file[..],
+            budget(2),
+        )
+        .unwrap();
         assert!(hits.more);
         let numbers: Vec<_> = hits.lines.iter().map(|l| l.number).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
         // Quota 0 only looks.
-        let hits = scan_hits(&mut searcher(2), &matcher, &file[..], budget(0)).unwrap();
+        let hits = scan_hits(
+            &mut searcher(around(2), false),
+            &matcher,
+            &file[..],
+            budget(0),
+        )
+        .unwrap();
         assert!(hits.more && hits.lines.is_empty());
-        let hits = scan_hits(&mut searcher(0), &matcher, &file[..], budget(3)).unwrap();
+        let hits = scan_hits(
+            &mut searcher(around(0), false),
+            &matcher,
+            &file[..],
+            budget(3),
+        )
+        .unwrap();
         assert!(!hits.more);
         assert_eq!(hits.lines.len(), 3);
     }
@@ -533,10 +626,10 @@ mod tests {
 
     #[test]
     fn overflow_stops_the_file() {
-        let matcher = compile("x", false, false).unwrap();
+        let matcher = compile("x", Reading::default()).unwrap();
         let file = "x\n".repeat(1000);
         let hits = scan_hits(
-            &mut searcher(0),
+            &mut searcher(around(0), false),
             &matcher,
             file.as_bytes(),
             FileBudget {

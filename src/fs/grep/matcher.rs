@@ -16,31 +16,54 @@ use crate::fs::FsError;
 pub(super) const REGEX_SIZE_LIMIT: usize = 1 << 20;
 pub(super) const DFA_SIZE_LIMIT: usize = 8 << 20;
 
+/// How a pattern is read: the switches of a grep call that shape the matcher.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reading {
+    /// A Rust regex rather than a literal.
+    pub regex: bool,
+    /// Letters match without regard to case.
+    pub case_insensitive: bool,
+    /// A match must stand as a whole word (`rg -w`).
+    pub word: bool,
+    /// A match may span lines (`rg -U`): no line terminator is set, so `\n` matches one.
+    pub multiline: bool,
+}
+
 /// Compiles the pattern: escaped as a literal, or as a Rust regex within the size limit, with
-/// or without regard to case. Matches never span a line ending, and `$` matches before
-/// `\r\n` as before `\n`.
-pub(super) fn compile(
-    pattern: &str,
-    regex: bool,
-    case_insensitive: bool,
-) -> Result<Checked, FsError> {
+/// or without regard to case, as a whole word or not. Without `multiline`, matches never span
+/// a line ending; either way `$` matches before `\r\n` as before `\n`.
+pub(super) fn compile(pattern: &str, reading: Reading) -> Result<Checked, FsError> {
+    let Reading {
+        regex,
+        case_insensitive,
+        word,
+        multiline,
+    } = reading;
     if pattern.is_empty() {
         return Err(FsError::EmptyPattern);
     }
-    if !regex && pattern.contains(['\n', '\r']) {
+    if !regex && !multiline && pattern.contains(['\n', '\r']) {
         return Err(FsError::PatternMultiline);
     }
     // As ripgrep builds its matcher: multi-line mode with `\n` as the line terminator, so `^`
     // and `$` match at each line's start and end (`$` also before `\r\n`) and the searcher can
-    // scan whole buffers instead of line by line.
-    RegexMatcherBuilder::new()
+    // scan whole buffers instead of line by line. With `multiline`, as `rg -U` builds it: no
+    // line terminator, so a match may cross one.
+    let mut builder = RegexMatcherBuilder::new();
+    builder
         .fixed_strings(!regex)
         .case_insensitive(case_insensitive)
+        .word(word)
         .multi_line(true)
         .line_terminator(Some(b'\n'))
+        // Also sets `\r\n` as the line terminator, which multiline takes away again.
         .crlf(true)
         .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT);
+    if multiline {
+        builder.line_terminator(None);
+    }
+    builder
         .build(pattern)
         .map(|matcher| {
             let probe = regex.then(|| Probe::new(pattern, case_insensitive));
@@ -147,6 +170,29 @@ impl Probe {
     }
 }
 
+thread_local! {
+    /// The haystack (address and length) a search without a line terminator last probed
+    /// whole from its start and found cheap.
+    static PROBED: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Whether the window `start..end` need not be probed: a multiline search (no line
+/// terminator, so one window is the rest of the file) asks again from each match's end, and
+/// probing the rest each time would cost the file's length per match. Its first search, from
+/// the start, is probed, and that verdict stands for the rest of the same buffer: a new file's
+/// search starts at 0 again.
+fn probed_whole(haystack: &[u8], start: usize, end: usize) -> bool {
+    if end != haystack.len() {
+        return false;
+    }
+    let key = (haystack.as_ptr() as usize, haystack.len());
+    if start == 0 {
+        PROBED.with(|probed| probed.set(key));
+        return false;
+    }
+    PROBED.with(std::cell::Cell::get) == key
+}
+
 impl Checked {
     /// Calls `search` on successive windows of `haystack` from `at`, each ending after a line
     /// terminator (or at the end), until it returns `Some`; the window's end is passed.
@@ -164,11 +210,9 @@ impl Checked {
                     .map_or(haystack.len(), |i| start + CHECK_WINDOW + i + 1),
                 _ => haystack.len(),
             };
-            if self
-                .1
-                .as_ref()
-                .is_some_and(|probe| probe.too_costly(&haystack[start..end]))
-            {
+            if self.1.as_ref().is_some_and(|probe| {
+                !probed_whole(haystack, start, end) && probe.too_costly(&haystack[start..end])
+            }) {
                 return Err(io::Error::other(TOO_COSTLY));
             }
             if let Some(found) = search(start, end) {
@@ -242,6 +286,13 @@ mod tests {
     use crate::fs::grep::file::MAX_LINE_BYTES;
     use crate::fs::grep::tests::grep;
 
+    const REGEX: Reading = Reading {
+        regex: true,
+        case_insensitive: false,
+        word: false,
+        multiline: false,
+    };
+
     #[test]
     fn the_probe_refuses_only_what_the_lazy_dfa_gives_up_on() {
         // Few states: never probed.
@@ -256,28 +307,27 @@ mod tests {
     #[test]
     fn patterns_are_checked() {
         assert_eq!(
-            compile("", false, false).unwrap_err(),
+            compile("", Reading::default()).unwrap_err(),
             FsError::EmptyPattern
         );
         assert_eq!(
-            compile("a\nb", false, false).unwrap_err(),
+            compile("a\nb", Reading::default()).unwrap_err(),
             FsError::PatternMultiline
         );
-        let FsError::InvalidRegex(pattern, reason) = compile("a(b", true, false).unwrap_err()
-        else {
+        let FsError::InvalidRegex(pattern, reason) = compile("a(b", REGEX).unwrap_err() else {
             panic!("an invalid regex");
         };
         assert_eq!(pattern, "a(b");
         assert!(!reason.contains('\n'), "{reason}");
         assert!(reason.contains("unclosed group"), "{reason}");
         assert!(matches!(
-            compile("a{1000}{1000}", true, false).unwrap_err(),
+            compile("a{1000}{1000}", REGEX).unwrap_err(),
             FsError::InvalidRegex(..)
         ));
-        assert!(compile("(", false, false).is_ok());
-        assert!(compile(&"x".repeat(10_000), false, false).is_ok());
+        assert!(compile("(", Reading::default()).is_ok());
+        assert!(compile(&"x".repeat(10_000), Reading::default()).is_ok());
         assert_eq!(
-            compile(&"x".repeat(100_000), false, false).unwrap_err(),
+            compile(&"x".repeat(100_000), Reading::default()).unwrap_err(),
             FsError::PatternTooLarge("pattern")
         );
     }

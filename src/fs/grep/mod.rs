@@ -30,16 +30,19 @@
 mod file;
 mod matcher;
 mod tool;
+mod types;
 
 pub(super) use tool::tool;
 
 use rayon::prelude::*;
 
 use file::{
-    FileBudget, Found, Line, MAX_LINE_BUFFER, Scanned, count_file, holds_match, prefilter_searcher,
-    scan_file, searcher,
+    Context, FileBudget, Found, Line, MAX_LINE_BUFFER, Scanned, count_file, holds_match,
+    prefilter_searcher, scan_file, searcher,
 };
+pub use matcher::Reading;
 use matcher::{Checked, compile};
+use types::FileType;
 
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
@@ -64,20 +67,22 @@ const LINE_OVERHEAD: u64 = 2 + 20 + 2 + 4;
 /// One grep request, with the arguments as the caller gave them.
 #[derive(Debug, Clone, Copy)]
 pub struct GrepQuery<'a> {
-    /// Literal text, or a Rust regex when `regex` is set.
+    /// Literal text, or a Rust regex when `reading.regex` is set.
     pub pattern: &'a str,
     /// The directory to search below, or one file (relative to the root).
     pub path: &'a str,
-    /// Whether `pattern` is a regular expression.
-    pub regex: bool,
-    /// Whether letters match without regard to case (literal and regex alike).
-    pub case_insensitive: bool,
+    /// How the pattern is read: regex or literal, case, whole word, across lines.
+    pub reading: Reading,
     /// A filter in the glob tool's dialect, matched against each file's path from the root.
     pub glob: Option<&'a str>,
-    /// Lines of context on each side of a match (at most [`MAX_CONTEXT`]).
-    pub context: usize,
-    /// Most matching lines (or, for [`GrepOutput::Files`] and [`GrepOutput::Count`], files)
-    /// to report (1 to [`MAX_RESULTS`]).
+    /// One of ripgrep's file types (`rust`, `py`), matched against each file's name.
+    pub file_type: Option<&'a str>,
+    /// Lines of context before each match (at most [`MAX_CONTEXT`]).
+    pub before: usize,
+    /// Lines of context after each match (at most [`MAX_CONTEXT`]).
+    pub after: usize,
+    /// Most matches (or, for [`GrepOutput::Files`] and [`GrepOutput::Count`], files) to
+    /// report (1 to [`MAX_RESULTS`]).
     pub max_results: u64,
     /// What the answer lists.
     pub output: GrepOutput,
@@ -111,18 +116,23 @@ impl Fs {
     /// name filter and the path are all checked before any file is opened. Binary files, and
     /// files that cannot be read, are skipped silently.
     pub fn grep(&self, query: &GrepQuery<'_>) -> Result<FsAnswer, FsError> {
-        let matcher = compile(query.pattern, query.regex, query.case_insensitive)?;
+        let matcher = compile(query.pattern, query.reading)?;
         let names = query
             .glob
             .map(|glob| FileGlob::new(glob, "glob"))
             .transpose()?;
+        let file_type = query.file_type.map(FileType::named).transpose()?;
         // An absolute path is answered by its part below the root, like every other path.
         let at = self.parse_path(query.path)?;
         let scope = self.search_scope(&at, ScopeKind::DirectoryOrFile)?;
-        let context = query.context.min(MAX_CONTEXT);
+        let context = Context {
+            before: query.before.min(MAX_CONTEXT),
+            after: query.after.min(MAX_CONTEXT),
+        };
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
-        let mut searcher = searcher(context);
-        let mut counter = prefilter_searcher();
+        let multiline = query.reading.multiline;
+        let mut searcher = searcher(context, multiline);
+        let mut counter = prefilter_searcher(multiline);
         let limits = self.root().limits();
         let budget = answer_budget(limits.max_result_bytes);
         let mut answer = Answer::new(budget, context);
@@ -132,8 +142,9 @@ impl Fs {
             names
                 .as_ref()
                 .is_none_or(|glob| glob.keeps(&entry.path, &scope))
+                && file_type.as_ref().is_none_or(|t| t.keeps(&entry.path))
         };
-        let mut ahead = Ahead::new(self.root().in_order(&scope));
+        let mut ahead = Ahead::new(self.root().in_order(&scope), multiline);
         let mut index = 0usize;
         // The last file searched whole, which a stop notice names.
         let mut searched: Option<String> = None;
@@ -230,8 +241,14 @@ impl Fs {
         if !too_long.is_empty() {
             // Unlike a binary file, one that is text but cannot be searched would
             // otherwise be a silent false negative.
+            // A multiline search holds the whole file, a line search one line at a time.
+            let held = if multiline {
+                "the file is"
+            } else {
+                "a line is"
+            };
             text.push_str(&format!(
-                "\n\n[not searched, a line is longer than {} MiB: {}]",
+                "\n\n[not searched, {held} longer than {} MiB: {}]",
                 MAX_LINE_BUFFER >> 20,
                 shown_paths(&too_long)
             ));
@@ -300,10 +317,12 @@ struct Ahead<'w> {
     stopped: Option<RootError>,
     /// The walk has no more steps.
     ended: bool,
+    /// The search reads each file whole (a pattern that may span lines).
+    multiline: bool,
 }
 
 impl<'w> Ahead<'w> {
-    fn new(walk: InOrder<'w>) -> Self {
+    fn new(walk: InOrder<'w>, multiline: bool) -> Self {
         Ahead {
             walk,
             judged: Default::default(),
@@ -313,6 +332,7 @@ impl<'w> Ahead<'w> {
             not_applied: Vec::new(),
             stopped: None,
             ended: false,
+            multiline,
         }
     }
 
@@ -336,15 +356,19 @@ impl<'w> Ahead<'w> {
             // Each file is judged under the call, on whichever pool thread takes it: a call
             // past its deadline or cancelled stops its judging within a window of lines.
             let call = crate::root::current_call();
+            let multiline = self.multiline;
             let judge = |batch: &[FileEntry]| -> Vec<bool> {
                 batch
                     .par_iter()
-                    .map_init(prefilter_searcher, |searcher, entry| {
-                        call.clone().run(|| {
-                            fs.open_searched(entry)
-                                .is_none_or(|file| holds_match(searcher, matcher, &file))
-                        })
-                    })
+                    .map_init(
+                        || prefilter_searcher(multiline),
+                        |searcher, entry| {
+                            call.clone().run(|| {
+                                fs.open_searched(entry)
+                                    .is_none_or(|file| holds_match(searcher, matcher, &file))
+                            })
+                        },
+                    )
                     .collect()
             };
             // The next batch is walked meanwhile, as large as it may grow.
@@ -405,10 +429,10 @@ struct Answer {
 }
 
 impl Answer {
-    fn new(budget: u64, context: usize) -> Answer {
+    fn new(budget: u64, context: Context) -> Answer {
         Answer {
             lines: BudgetedLines::new(budget),
-            separators: context > 0,
+            separators: context != Context::default(),
             last: None,
             matches: 0,
         }
@@ -443,7 +467,7 @@ impl Answer {
                 return;
             }
             self.last = Some((index, line.number));
-            self.matches += u64::from(line.is_match);
+            self.matches += u64::from(line.starts_match);
         }
     }
 }
@@ -497,6 +521,14 @@ mod tests {
         }
     }
 
+    /// `n` lines of context on each side.
+    pub(super) fn around(n: usize) -> Context {
+        Context {
+            before: n,
+            after: n,
+        }
+    }
+
     /// The formatted answer for one in-memory file named `f`.
     pub(super) fn grep(
         bytes: &[u8],
@@ -505,11 +537,77 @@ mod tests {
         context: usize,
         quota: u64,
     ) -> String {
-        let matcher = compile(pattern, regex, false).expect("compiles");
-        let hits = scan_hits(&mut searcher(context), &matcher, bytes, budget(quota)).expect("text");
+        let reading = Reading {
+            regex,
+            ..Reading::default()
+        };
+        grep_read(bytes, pattern, reading, around(context), quota)
+    }
+
+    /// The formatted answer for one in-memory file named `f`, the pattern read by `reading`.
+    pub(super) fn grep_read(
+        bytes: &[u8],
+        pattern: &str,
+        reading: Reading,
+        context: Context,
+        quota: u64,
+    ) -> String {
+        let matcher = compile(pattern, reading).expect("compiles");
+        let mut searcher = searcher(context, reading.multiline);
+        let hits = scan_hits(&mut searcher, &matcher, bytes, budget(quota)).expect("text");
         let mut answer = Answer::new(u64::MAX, context);
         answer.push_file(0, "f", &hits.lines);
         answer.lines.text
+    }
+
+    #[test]
+    fn before_and_after_context_apart() {
+        let file = b"1\n2\n3 x\n4\n5\n6\n7\n8\n9 x\n10\n";
+        let lines = Reading::default();
+        let context = |before, after| Context { before, after };
+        assert_eq!(
+            grep_read(file, "x", lines, context(2, 0), 50),
+            "f-1-1\nf-2-2\nf:3:3 x\n--\nf-7-7\nf-8-8\nf:9:9 x"
+        );
+        assert_eq!(
+            grep_read(file, "x", lines, context(0, 1), 50),
+            "f:3:3 x\nf-4-4\n--\nf:9:9 x\nf-10-10"
+        );
+    }
+
+    #[test]
+    fn whole_words_and_matches_across_lines() {
+        let file = b"foo foobar\nbar_foo\n(foo)\nfn a(\n  x,\n)\n";
+        let word = Reading {
+            word: true,
+            ..Reading::default()
+        };
+        assert_eq!(
+            grep_read(file, "foo", word, Context::default(), 50),
+            "f:1:foo foobar\nf:3:(foo)"
+        );
+        let multiline = Reading {
+            regex: true,
+            multiline: true,
+            ..Reading::default()
+        };
+        // Every line of a match is a matching line; the match counts once against the quota.
+        assert_eq!(
+            grep_read(file, r"\(\n.*\n\)", multiline, Context::default(), 1),
+            "f:4:fn a(\nf:5:  x,\nf:6:)"
+        );
+        assert_eq!(
+            grep_read(file, r"\(\n.*\n\)", multiline, around(1), 1),
+            "f-3-(foo)\nf:4:fn a(\nf:5:  x,\nf:6:)"
+        );
+        let literal = Reading {
+            multiline: true,
+            ..Reading::default()
+        };
+        assert_eq!(
+            grep_read(file, "bar\nbar_", literal, Context::default(), 50),
+            "f:1:foo foobar\nf:2:bar_foo"
+        );
     }
 
     #[test]
@@ -530,10 +628,11 @@ mod tests {
 
     #[test]
     fn separators_between_files() {
-        let mut answer = Answer::new(u64::MAX, 1);
+        let mut answer = Answer::new(u64::MAX, around(1));
         let line = |number, is_match| Line {
             number,
             is_match,
+            starts_match: is_match,
             text: "t".into(),
         };
         answer.push_file(0, "a", &[line(1, true), line(2, false)]);
@@ -547,10 +646,11 @@ mod tests {
         let line = |number| Line {
             number,
             is_match: true,
+            starts_match: true,
             text: "0123456789".into(),
         };
         // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30.
-        let mut answer = Answer::new(30, 0);
+        let mut answer = Answer::new(30, Context::default());
         answer.push_file(0, "p", &[line(1), line(2), line(3)]);
         assert_eq!(answer.lines.text, "p:1:0123456789\np:2:0123456789");
         assert_eq!(answer.lines.stop, Some(Stop::Output));

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::super::{Fs, FsError, Kind, NARROW_PATH, answer, bool_arg, path_or_root, str_arg};
-use super::{GrepOutput, GrepQuery, MAX_CONTEXT, MAX_RESULTS};
+use super::{GrepOutput, GrepQuery, MAX_CONTEXT, MAX_RESULTS, Reading};
 use crate::tools::{Tool, ToolOutput, object_schema, optional_str, positive_safe_integer};
 
 /// `max-results` when not given.
@@ -14,7 +14,7 @@ pub(in crate::fs) fn tool() -> Tool<Fs> {
         Kind::Finder,
         "grep",
         "Search file contents",
-        "Searches text files below path (or the one file it names) as ripgrep does, answering 'path:line:text' lines (context lines 'path-line-text'). pattern is literal unless regex is true (Rust syntax). Narrow with glob, read as the glob tool reads it ('src/**/*.rs'). output 'files' lists matching files, 'count' gives path:N. Stops after max-results lines or files; binary files are skipped.",
+        "Searches text files below path (or the one file it names) as ripgrep does, answering 'path:line:text' lines (context 'path-line-text'). pattern is literal unless regex is true (Rust syntax); whole-word as rg -w; multiline lets a match span lines (rg -U). Narrow with glob, read as the glob tool reads it ('src/**/*.rs'), or type (rg -t: rust, py, ts). context sets before- and after-context. output 'files' lists matching files, 'count' gives path:N. Stops after max-results matches or files; binary files are skipped.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
@@ -24,11 +24,13 @@ pub(in crate::fs) fn tool() -> Tool<Fs> {
                     "case-insensitive",
                     json!({"type": "boolean", "default": false}),
                 ),
+                ("whole-word", json!({"type": "boolean", "default": false})),
+                ("multiline", json!({"type": "boolean", "default": false})),
                 ("glob", json!({"type": "string"})),
-                (
-                    "context",
-                    json!({"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "default": 0}),
-                ),
+                ("type", json!({"type": "string"})),
+                ("context", context_schema()),
+                ("before-context", context_schema()),
+                ("after-context", context_schema()),
                 (
                     "max-results",
                     json!({"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": DEFAULT_MAX_RESULTS}),
@@ -44,18 +46,33 @@ pub(in crate::fs) fn tool() -> Tool<Fs> {
     )
 }
 
+/// Lines of context on one side or both, as `rg -B`, `-A` and `-C` take them.
+fn context_schema() -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT})
+}
+
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let context = arguments
-        .get("context")
-        .and_then(|v| v.as_u64().or_else(|| positive_safe_integer(v)))
-        .unwrap_or(0);
+    let lines = |name: &str| {
+        arguments
+            .get(name)
+            .and_then(|v| v.as_u64().or_else(|| positive_safe_integer(v)))
+            .map(|n| usize::try_from(n).unwrap_or(MAX_CONTEXT))
+    };
+    // As rg takes -C with -A or -B: the side given on its own wins over context.
+    let context = lines("context").unwrap_or(0);
     let query = GrepQuery {
         pattern: str_arg(arguments, "pattern"),
         path: path_or_root(arguments, "path"),
-        regex: bool_arg(arguments, "regex"),
-        case_insensitive: bool_arg(arguments, "case-insensitive"),
+        reading: Reading {
+            regex: bool_arg(arguments, "regex"),
+            case_insensitive: bool_arg(arguments, "case-insensitive"),
+            word: bool_arg(arguments, "whole-word"),
+            multiline: bool_arg(arguments, "multiline"),
+        },
         glob: optional_str(arguments, "glob"),
-        context: usize::try_from(context).unwrap_or(MAX_CONTEXT),
+        file_type: optional_str(arguments, "type"),
+        before: lines("before-context").unwrap_or(context),
+        after: lines("after-context").unwrap_or(context),
         max_results: arguments
             .get("max-results")
             .and_then(positive_safe_integer)
@@ -79,7 +96,7 @@ mod tests {
         assert_eq!(schema["required"], json!(["pattern"]));
         assert_eq!(
             schema["properties"]["context"],
-            json!({"type": "integer", "minimum": 0, "maximum": 20, "default": 0})
+            json!({"type": "integer", "minimum": 0, "maximum": 20})
         );
         assert_eq!(
             schema["properties"]["max-results"],
@@ -89,6 +106,10 @@ mod tests {
         assert!(schema["properties"]["glob"].get("default").is_none());
         assert_eq!(schema["additionalProperties"], false);
         assert!(spec.read_only && spec.hints && spec.output_schema.is_none());
-        assert!(spec.description.len() < 400, "{}", spec.description.len());
+        assert_eq!(
+            schema["properties"]["before-context"],
+            schema["properties"]["context"]
+        );
+        assert!(spec.description.len() < 520, "{}", spec.description.len());
     }
 }
