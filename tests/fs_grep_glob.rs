@@ -117,7 +117,7 @@ fn reference_grep_examples() {
             ),
             (
                 json!({"pattern": "the", "max-results": 2}),
-                "notes/ideas.md:1:the first\nnotes/ideas.md:7:the second\n\n[stopped at 2 matching lines; raise max-results to see more]",
+                "notes/ideas.md:1:the first\nnotes/ideas.md:7:the second\n\n[stopped at 2 matching lines; continue with \"after\": \"notes/ideas.md:7\", or raise max-results to see more]",
             ),
         ],
     );
@@ -382,8 +382,9 @@ fn a_long_glob_answer_stops_at_a_whole_path() {
     assert_eq!(
         notice,
         format!(
-            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); narrow the pattern or the path, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
-            kept.len()
+            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); continue with \"after\": \"{}\", or narrow the pattern or the path, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
+            kept.len(),
+            kept.rsplit('\n').next().expect("a last path")
         )
     );
     let shown: Vec<&str> = kept.split('\n').collect();
@@ -538,8 +539,11 @@ fn max_results_counts_matching_lines_and_says_so_only_when_more_exist() {
         .file("a.txt", "hit 1\nctx\nhit 2\nctx\nctx\nctx\nhit 3\n")
         .file("b.txt", "hit 4\n");
     let mut server = fs_server(&tree);
-    let notice =
-        |n: u64| format!("\n\n[stopped at {n} matching lines; raise max-results to see more]");
+    let notice = |n: u64, last: &str| {
+        format!(
+            "\n\n[stopped at {n} matching lines; continue with \"after\": \"{last}\", or raise max-results to see more]"
+        )
+    };
     says_each(
         &mut server,
         "fs_grep",
@@ -550,7 +554,10 @@ fn max_results_counts_matching_lines_and_says_so_only_when_more_exist() {
             ),
             (
                 json!({"pattern": "hit", "max-results": 3}),
-                &format!("a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3{}", notice(3)),
+                &format!(
+                    "a.txt:1:hit 1\na.txt:3:hit 2\na.txt:7:hit 3{}",
+                    notice(3, "a.txt:7")
+                ),
             ),
             // The trailing context of the last match shown is kept; the leading context of the
             // next is not.
@@ -558,7 +565,7 @@ fn max_results_counts_matching_lines_and_says_so_only_when_more_exist() {
                 json!({"pattern": "hit", "max-results": 2, "context": 2}),
                 &format!(
                     "a.txt:1:hit 1\na.txt-2-ctx\na.txt:3:hit 2\na.txt-4-ctx\na.txt-5-ctx{}",
-                    notice(2)
+                    notice(2, "a.txt:3")
                 ),
             ),
             // Context lines never count against max-results.
@@ -582,7 +589,7 @@ fn the_one_more_match_that_decides_the_notice_must_be_in_a_searched_file() {
     tree.put("c.txt", b"hit\n\xff\n");
     assert_eq!(
         grep(&mut server, json!({"pattern": "hit", "max-results": 1})),
-        "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]"
+        "a.txt:1:hit\n\n[stopped at 1 matching lines; continue with \"after\": \"a.txt:1\", or raise max-results to see more]"
     );
 }
 
@@ -806,7 +813,7 @@ fn grep_refusals() {
             &mut server,
             json!({"pattern": "TODO", "context": 0.0, "max-results": 1.0})
         ),
-        "src/app.raku:14:# TODO: retries\n\n[stopped at 1 matching lines; raise max-results to see more]"
+        "src/app.raku:14:# TODO: retries\n\n[stopped at 1 matching lines; continue with \"after\": \"src/app.raku:14\", or raise max-results to see more]"
     );
 }
 
@@ -825,8 +832,9 @@ fn a_long_grep_answer_stops_at_a_whole_line_within_the_result_limit() {
     assert_eq!(
         notice,
         format!(
-            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); narrow the path or glob, lower max-results, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
-            kept.len()
+            "[output stopped at {} bytes, as one answer holds at most 48000 bytes (the result limit); continue with \"after\": \"big.txt:{}\", or narrow the path or glob, lower max-results, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
+            kept.len(),
+            kept.split('\n').count()
         )
     );
     let shown: Vec<&str> = kept.split('\n').collect();
@@ -1017,7 +1025,7 @@ fn grep_lists_files_or_counts_when_asked() {
             // max-results counts files, and the notice says so.
             (
                 json!({"pattern": "hit", "output": "files", "max-results": 2}),
-                "a.txt\nb/d.txt\n\n[stopped at 2 files; raise max-results to see more]",
+                "a.txt\nb/d.txt\n\n[stopped at 2 files; continue with \"after\": \"b/d.txt\", or raise max-results to see more]",
             ),
             (
                 json!({"pattern": "hit", "output": "count", "max-results": 3}),
@@ -1025,7 +1033,7 @@ fn grep_lists_files_or_counts_when_asked() {
             ),
             (
                 json!({"pattern": "hit", "output": "lines", "max-results": 1}),
-                "a.txt:1:hit\n\n[stopped at 1 matching lines; raise max-results to see more]",
+                "a.txt:1:hit\n\n[stopped at 1 matching lines; continue with \"after\": \"a.txt:1\", or raise max-results to see more]",
             ),
             (
                 json!({"pattern": "nowhere", "output": "files"}),

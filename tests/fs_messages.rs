@@ -410,7 +410,8 @@ fn a_listing_cut_by_the_result_limit_names_it_and_a_published_tool() {
     assert_eq!(
         notice,
         format!(
-            "[listed {shown} of 1500 entries, as one answer holds at most 48000 bytes (the result limit); find the rest with mine_glob and a narrower pattern, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+            "[listed {shown} of 1500 entries, as one answer holds at most 48000 bytes (the result limit); continue with \"after\": \"many/entry-{:05}-with-a-longer-name.txt\", or find files with mine_glob and a narrower pattern, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
+            shown - 1
         )
     );
 }

@@ -79,7 +79,10 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
         ),
         (
             "list",
-            vec![optional("path", "string", Some(json!(".")))],
+            vec![
+                optional("path", "string", Some(json!("."))),
+                optional("after", "string", None),
+            ],
             vec![],
         ),
         (
@@ -87,6 +90,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
             vec![
                 required("pattern", "string"),
                 optional("path", "string", Some(json!("."))),
+                optional("after", "string", None),
             ],
             vec!["pattern"],
         ),
@@ -110,6 +114,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                     Some(1000),
                 ),
                 optional("output", "string", Some(json!("lines"))),
+                optional("after", "string", None),
             ],
             vec!["pattern"],
         ),

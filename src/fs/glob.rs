@@ -12,6 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::after::continue_after;
 use super::answer::{
     FsAnswer, answer_budget, no_matches, output_stopped, rules_notice, too_deep_notice,
     walk_stopped,
@@ -21,19 +22,20 @@ use super::locate::ScopeKind;
 use super::shown::shown_path;
 use super::{Fs, FsError, Kind, NARROW_PATH, answer, path_or_root, str_arg};
 use crate::measure::escaped_len;
-use crate::root::Step;
-use crate::tools::{Tool, ToolOutput, object_schema};
+use crate::root::{RootError, Step};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(
         Kind::Finder,
         "glob",
         "Find files by name",
-        "Finds files by name below a directory (path, default the root) and lists their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path from the root, whatever path is. Matches names only: use grep to search contents.",
+        "Finds files by name below a directory (path, default the root): their paths, one per line, in tree order. Globs as ripgrep's -g reads them: '**' spans directories, {a,b} and [ab] choose, '*' and '?' stay within a segment; without '/' a pattern matches names at any depth, with '/' the path from the root. A cut answer names the after that continues it.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
                 ("path", json!({"type": "string", "default": "."})),
+                ("after", json!({"type": "string"})),
             ],
             &["pattern"],
         ),
@@ -47,6 +49,7 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
         fs.glob(
             str_arg(arguments, "pattern"),
             path_or_root(arguments, "path"),
+            optional_str(arguments, "after"),
         ),
         None,
         NARROW_PATH,
@@ -56,10 +59,18 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
 impl Fs {
     /// The served files below the directory `path` that `pattern` keeps (read as `rg -g` reads
     /// it at the root: a pattern without `/` matches names at any depth, one with `/` the path
-    /// from the root), in tree order, one per line. A list too long for `--max-result-bytes` stops at a whole path, with a notice.
-    pub fn glob(&self, pattern: &str, path: &str) -> Result<FsAnswer, FsError> {
+    /// from the root), in tree order, one per line; with `after`, those that follow that path.
+    /// A list too long for `--max-result-bytes` stops at a whole path, with a notice naming
+    /// the `after` that continues it.
+    pub fn glob(
+        &self,
+        pattern: &str,
+        path: &str,
+        after: Option<&str>,
+    ) -> Result<FsAnswer, FsError> {
         let glob = FileGlob::new(pattern, "pattern")?;
         let at = self.parse_path(path)?;
+        let after = self.after(after, false)?;
         let scope = self.search_scope(&at, ScopeKind::Directory)?;
         let limits = self.root().limits();
         let budget = answer_budget(limits.max_result_bytes);
@@ -68,9 +79,11 @@ impl Fs {
         let mut too_deep = Vec::new();
         let mut not_applied = Vec::new();
         let mut stopped = None;
-        let mut last = None;
+        let mut last: Option<String> = None;
+        let mut shown_last: Option<String> = None;
+        let mut walk = self.root().in_order(&scope);
         // The walk goes no further than the answer: it stops at the first path that does not fit.
-        for step in self.root().in_order(&scope) {
+        while let Some(step) = walk.next() {
             let file = match step {
                 Ok(Step::File(file)) => file,
                 Ok(Step::TooDeep(dir)) => {
@@ -81,12 +94,30 @@ impl Fs {
                     not_applied.push(rules);
                     continue;
                 }
-                Ok(Step::Directory(_) | Step::Marked(_)) => continue,
+                Ok(Step::Directory(dir)) => {
+                    // A directory wholly before the page's start is not walked again.
+                    if after.as_ref().is_some_and(|after| !after.enters(&dir)) {
+                        walk.leave();
+                    }
+                    continue;
+                }
+                Ok(Step::Marked(_)) => continue,
                 Err(error) => {
-                    stopped = Some(walk_stopped(error, last.as_deref(), limits, Some(NARROW))?);
+                    // A later page walks what lies before its position too, so it gets past
+                    // the deadline, not a ceiling.
+                    let narrow = match &last {
+                        Some(last) if error == RootError::Deadline => {
+                            format!("{}, or {NARROW}", continue_after(last))
+                        }
+                        _ => NARROW.to_owned(),
+                    };
+                    stopped = Some(walk_stopped(error, last.as_deref(), limits, Some(&narrow))?);
                     break;
                 }
             };
+            if after.as_ref().is_some_and(|after| !after.keeps(&file.path)) {
+                continue;
+            }
             last = Some(file.path.clone());
             if !glob.keeps(&file.path, &scope) {
                 continue;
@@ -95,10 +126,14 @@ impl Fs {
             // A joining newline travels as two bytes (`\n`).
             let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
             if used + cost > budget {
+                let resume = shown_last.as_deref().map(continue_after);
                 stopped = Some(output_stopped(
                     text.len(),
                     limits.max_result_bytes,
-                    "narrow the pattern or the path",
+                    &match resume {
+                        Some(resume) => format!("{resume}, or narrow the pattern or the path"),
+                        None => "narrow the pattern or the path".to_owned(),
+                    },
                 ));
                 break;
             }
@@ -107,6 +142,7 @@ impl Fs {
                 text.push('\n');
             }
             text.push_str(&shown);
+            shown_last = Some(file.path.clone());
         }
         if text.is_empty() {
             text = no_matches(pattern, &at.given);

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::after::continue_after;
 use super::answer::{FsAnswer, walk_stopped};
 use super::locate::FsPath;
 use super::revision::revisions_value;
@@ -9,16 +10,19 @@ use super::shown::shown_path;
 use super::{Fs, FsError, Kind, OverLimit, answer, path_or_root};
 use crate::measure::escaped_len;
 use crate::root::{EntryKind, Node};
-use crate::tools::{Tool, ToolOutput, object_schema};
+use crate::tools::{Tool, ToolOutput, object_schema, optional_str};
 
 pub(super) fn tool() -> Tool<Fs> {
     super::tool(
         Kind::Observer,
         "list",
         "List a directory",
-        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
+        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'; a cut answer says which after continues it. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
         object_schema(
-            vec![("path", json!({"type": "string", "default": "."}))],
+            vec![
+                ("path", json!({"type": "string", "default": "."})),
+                ("after", json!({"type": "string"})),
+            ],
             &[],
         ),
         run,
@@ -27,13 +31,20 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let at = fs.parse_path(path_or_root(arguments, "path"))?;
-    answer(fs, fs.list_entries(&at), Some(&at.given), None)
+    let after = optional_str(arguments, "after");
+    answer(fs, fs.list_entries(&at, after), Some(&at.given), None)
 }
 
 impl Fs {
-    /// The served entries of a directory, one per line, directories marked with `/`.
-    pub(super) fn list_entries(&self, at: &FsPath) -> Result<FsAnswer, FsError> {
+    /// The served entries of a directory, one per line, directories marked with `/`; with
+    /// `after` (a path an earlier page ended at), those that follow it.
+    pub(super) fn list_entries(
+        &self,
+        at: &FsPath,
+        after: Option<&str>,
+    ) -> Result<FsAnswer, FsError> {
         let (given, path) = (at.given.as_str(), &at.path);
+        let after = self.after(after, false)?;
         let location = self.served_location(at, true)?;
         match location.node() {
             Node::Absent => return Err(FsError::Missing(given.to_owned())),
@@ -41,14 +52,21 @@ impl Fs {
             _ => return Err(FsError::NotDirectory(given.to_owned())),
         }
         let listed = self.root().list_with(path, true)?;
-        let entries = &listed.entries;
+        let entries: Vec<_> = listed
+            .entries
+            .iter()
+            .filter(|entry| after.as_ref().is_none_or(|after| after.keeps(&entry.path)))
+            .collect();
         let mut text = if entries.is_empty() && listed.stopped.is_none() {
-            "(empty directory)".to_owned()
+            match after {
+                Some(_) => "(no entries after it)".to_owned(),
+                None => "(empty directory)".to_owned(),
+            }
         } else {
             let budget = self.root().limits().max_result_bytes - super::answer::RESULT_HEADROOM;
             let mut shown = Vec::new();
             let mut used = 0;
-            for entry in entries.iter() {
+            for entry in &entries {
                 let name = shown_path(&entry.name, false);
                 let line = match entry.kind {
                     EntryKind::Directory => format!("{name}/"),
@@ -62,13 +80,25 @@ impl Fs {
             }
             let mut text = shown.join("\n");
             if shown.len() < entries.len() {
+                let which = if after.is_some() { "the " } else { "" };
+                let rest = if after.is_some() { " after it" } else { "" };
                 let over = OverLimit::result_size(
-                    format!("listed {} of {} entries", shown.len(), entries.len()),
-                    self.root().limits().max_result_bytes,
                     format!(
-                        "find the rest with {} and a narrower pattern",
-                        self.published.fs("glob")
+                        "listed {} of {which}{} entries{rest}",
+                        shown.len(),
+                        entries.len()
                     ),
+                    self.root().limits().max_result_bytes,
+                    {
+                        let glob = self.published.fs("glob");
+                        match shown.len().checked_sub(1) {
+                            Some(last) => format!(
+                                "{}, or find files with {glob} and a narrower pattern",
+                                continue_after(&entries[last].path)
+                            ),
+                            None => format!("find files with {glob} and a narrower pattern"),
+                        }
+                    },
                 );
                 text.push_str(&format!("\n\n[{over}]"));
             }
@@ -76,7 +106,7 @@ impl Fs {
         };
         if let Some(stop) = listed.stopped {
             // A listing has no argument to narrow: the notice says only how to raise the limit.
-            let last = entries.last().map(|entry| entry.path.as_str());
+            let last = listed.entries.last().map(|entry| entry.path.as_str());
             text.push_str(&walk_stopped(stop, last, self.root().limits(), None)?);
             text = text.trim_start_matches('\n').to_owned();
         }

@@ -15,6 +15,7 @@
 //! a unified diff), `revision`, `file_glob`, `shown`,
 //! `published` and `error` (the set's wording).
 
+mod after;
 mod answer;
 mod claims;
 mod copy;

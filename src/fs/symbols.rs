@@ -96,7 +96,9 @@ impl Fs {
         }
         match stop {
             None => {}
-            Some(Stop::MaxResults(n)) => text.push_str(&max_results_stopped(n, "matching lines")),
+            Some(Stop::MaxResults(n)) => {
+                text.push_str(&max_results_stopped(n, "matching lines", None))
+            }
             Some(Stop::Output) => text.push_str(&output_stopped(
                 text.len(),
                 limits.max_result_bytes,

@@ -218,6 +218,9 @@ pub(super) struct FileBudget {
     pub(super) bytes: u64,
     /// What a line adds besides its text: the path, marks, number and separators.
     pub(super) per_line: u64,
+    /// Lines an earlier page showed (`after: "path:N"`): matches starting on them, and
+    /// context lines among them, are left out and not counted.
+    pub(super) shown: u64,
 }
 
 /// What searching one file gave: what it found, nothing to show (binary, unreadable), a line
@@ -375,6 +378,9 @@ impl Sink for FileSink<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> io::Result<bool> {
+        if found.line_number().is_some_and(|n| n <= self.budget.shown) {
+            return Ok(true);
+        }
         if self.matches >= self.budget.matches {
             self.hits.more = true;
             return Ok(false);
@@ -408,6 +414,9 @@ impl Sink for FileSink<'_> {
         // Past the quota only the trailing context of the last match shown is wanted; the
         // leading context of a match that will not be shown is not.
         if self.matches >= self.budget.matches && *line.kind() != SinkContextKind::After {
+            return Ok(true);
+        }
+        if line.line_number().is_some_and(|n| n <= self.budget.shown) {
             return Ok(true);
         }
         Ok(self.push(line.line_number(), None, false, line.bytes()))
@@ -636,6 +645,7 @@ mod tests {
                 matches: 1000,
                 bytes: 10 * LINE_OVERHEAD,
                 per_line: LINE_OVERHEAD,
+                shown: 0,
             },
         )
         .unwrap();

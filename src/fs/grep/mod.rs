@@ -44,6 +44,7 @@ pub use matcher::Reading;
 use matcher::{Checked, compile};
 use types::FileType;
 
+use super::after::{After, continue_after};
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
     rules_notice, too_deep_notice, walk_stopped,
@@ -78,14 +79,16 @@ pub struct GrepQuery<'a> {
     /// One of ripgrep's file types (`rust`, `py`), matched against each file's name.
     pub file_type: Option<&'a str>,
     /// Lines of context before each match (at most [`MAX_CONTEXT`]).
-    pub before: usize,
+    pub before_context: usize,
     /// Lines of context after each match (at most [`MAX_CONTEXT`]).
-    pub after: usize,
+    pub after_context: usize,
     /// Most matches (or, for [`GrepOutput::Files`] and [`GrepOutput::Count`], files) to
     /// report (1 to [`MAX_RESULTS`]).
     pub max_results: u64,
     /// What the answer lists.
     pub output: GrepOutput,
+    /// Where an earlier page stopped: a path, or `path:N` for lines (see [`super::after`]).
+    pub after: Option<&'a str>,
 }
 
 /// What a grep answer lists.
@@ -122,12 +125,13 @@ impl Fs {
             .map(|glob| FileGlob::new(glob, "glob"))
             .transpose()?;
         let file_type = query.file_type.map(FileType::named).transpose()?;
+        let after = self.after(query.after, query.output == GrepOutput::Lines)?;
         // An absolute path is answered by its part below the root, like every other path.
         let at = self.parse_path(query.path)?;
         let scope = self.search_scope(&at, ScopeKind::DirectoryOrFile)?;
         let context = Context {
-            before: query.before.min(MAX_CONTEXT),
-            after: query.after.min(MAX_CONTEXT),
+            before: query.before_context.min(MAX_CONTEXT),
+            after: query.after_context.min(MAX_CONTEXT),
         };
         let max_results = query.max_results.clamp(1, MAX_RESULTS);
         let multiline = query.reading.multiline;
@@ -143,8 +147,9 @@ impl Fs {
                 .as_ref()
                 .is_none_or(|glob| glob.keeps(&entry.path, &scope))
                 && file_type.as_ref().is_none_or(|t| t.keeps(&entry.path))
+                && after.as_ref().is_none_or(|after| after.keeps(&entry.path))
         };
-        let mut ahead = Ahead::new(self.root().in_order(&scope), multiline);
+        let mut ahead = Ahead::new(self.root().in_order(&scope), multiline, after.as_ref());
         let mut index = 0usize;
         // The last file searched whole, which a stop notice names.
         let mut searched: Option<String> = None;
@@ -165,6 +170,9 @@ impl Fs {
                         matches: max_results - answer.matches,
                         bytes: answer.lines.room(),
                         per_line: escaped_len(&shown_path(&entry.path, true)) + LINE_OVERHEAD,
+                        shown: after
+                            .as_ref()
+                            .map_or(0, |after| after.lines_shown(&entry.path)),
                     };
                     scan_file(&mut searcher, &matcher, &file, budget).map(Found::Lines)
                 }
@@ -230,13 +238,19 @@ impl Fs {
                     GrepOutput::Lines => "matching lines",
                     GrepOutput::Files | GrepOutput::Count => "files",
                 };
-                text.push_str(&max_results_stopped(n, counted));
+                text.push_str(&max_results_stopped(n, counted, answer.resume.as_deref()));
             }
-            Some(Stop::Output) => text.push_str(&output_stopped(
-                text.len(),
-                self.root().limits().max_result_bytes,
-                "narrow the path or glob, lower max-results",
-            )),
+            Some(Stop::Output) => {
+                let narrow = "narrow the path or glob, lower max-results";
+                text.push_str(&output_stopped(
+                    text.len(),
+                    self.root().limits().max_result_bytes,
+                    &match answer.resume.as_deref() {
+                        Some(resume) => format!("{}, or {narrow}", continue_after(resume)),
+                        None => narrow.to_owned(),
+                    },
+                ));
+            }
         }
         if !too_long.is_empty() {
             // Unlike a binary file, one that is text but cannot be searched would
@@ -261,11 +275,20 @@ impl Fs {
             ));
         }
         if let Some(error) = ahead.stopped {
+            let narrow = "narrow the path or glob";
+            // A later page walks what lies before its position too, so it gets past the
+            // deadline, not a ceiling.
+            let narrow = match searched.as_deref() {
+                Some(searched) if error == RootError::Deadline => {
+                    format!("{}, or {narrow}", continue_after(searched))
+                }
+                _ => narrow.to_owned(),
+            };
             text.push_str(&walk_stopped(
                 error,
                 searched.as_deref(),
                 limits,
-                Some("narrow the path or glob"),
+                Some(&narrow),
             )?);
         }
         text.extend(too_deep_notice(&ahead.too_deep, limits.max_depth));
@@ -319,10 +342,12 @@ struct Ahead<'w> {
     ended: bool,
     /// The search reads each file whole (a pattern that may span lines).
     multiline: bool,
+    /// Where the page starts: directories wholly before it are not walked.
+    after: Option<&'w After>,
 }
 
 impl<'w> Ahead<'w> {
-    fn new(walk: InOrder<'w>, multiline: bool) -> Self {
+    fn new(walk: InOrder<'w>, multiline: bool, after: Option<&'w After>) -> Self {
         Ahead {
             walk,
             judged: Default::default(),
@@ -333,6 +358,7 @@ impl<'w> Ahead<'w> {
             stopped: None,
             ended: false,
             multiline,
+            after,
         }
     }
 
@@ -404,6 +430,11 @@ impl<'w> Ahead<'w> {
         while !self.ended && batch.len() < count {
             match self.walk.next() {
                 Some(Ok(Step::File(file))) if named(&file) => batch.push(file),
+                Some(Ok(Step::Directory(dir)))
+                    if self.after.is_some_and(|after| !after.enters(&dir)) =>
+                {
+                    self.walk.leave();
+                }
                 Some(Ok(Step::TooDeep(dir))) => self.too_deep.push(dir),
                 Some(Ok(Step::RulesNotApplied(rules))) => self.not_applied.push(rules),
                 Some(Ok(_)) => {}
@@ -426,6 +457,9 @@ struct Answer {
     /// File index and line number of the last line added.
     last: Option<(usize, u64)>,
     matches: u64,
+    /// Where a next page would start: the last match shown, as `path:N` (or the last file,
+    /// for files and counts).
+    resume: Option<String>,
 }
 
 impl Answer {
@@ -435,6 +469,7 @@ impl Answer {
             separators: context != Context::default(),
             last: None,
             matches: 0,
+            resume: None,
         }
     }
 
@@ -449,6 +484,7 @@ impl Answer {
         };
         if self.lines.push("", &entry) {
             self.matches += 1;
+            self.resume = Some(path.to_owned());
         }
     }
 
@@ -461,13 +497,16 @@ impl Answer {
                     .last
                     .is_some_and(|(file, number)| file != index || line.number != number + 1);
             let mark = if line.is_match { ':' } else { '-' };
-            let path = shown_path(path, true);
-            let entry = format!("{path}{mark}{}{mark}{}", line.number, line.text);
+            let shown = shown_path(path, true);
+            let entry = format!("{shown}{mark}{}{mark}{}", line.number, line.text);
             if !self.lines.push(if separate { "--\n" } else { "" }, &entry) {
                 return;
             }
             self.last = Some((index, line.number));
-            self.matches += u64::from(line.starts_match);
+            if line.starts_match {
+                self.matches += 1;
+                self.resume = Some(format!("{path}:{}", line.number));
+            }
         }
     }
 }
@@ -518,6 +557,7 @@ mod tests {
             matches,
             bytes: u64::MAX,
             per_line: LINE_OVERHEAD,
+            shown: 0,
         }
     }
 

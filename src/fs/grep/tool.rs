@@ -14,7 +14,7 @@ pub(in crate::fs) fn tool() -> Tool<Fs> {
         Kind::Finder,
         "grep",
         "Search file contents",
-        "Searches text files below path (or the one file it names) as ripgrep does, answering 'path:line:text' lines (context 'path-line-text'). pattern is literal unless regex is true (Rust syntax); whole-word as rg -w; multiline lets a match span lines (rg -U). Narrow with glob, read as the glob tool reads it ('src/**/*.rs'), or type (rg -t: rust, py, ts). context sets before- and after-context. output 'files' lists matching files, 'count' gives path:N. Stops after max-results matches or files; binary files are skipped.",
+        "Searches text files below path (or the one file it names) as ripgrep does: 'path:line:text' lines, context 'path-line-text'. pattern is literal unless regex (Rust syntax); whole-word is rg -w, multiline rg -U. Filter by glob (as the glob tool reads it) or type (rg -t: rust, py, ts). context sets before- and after-context. output 'files' lists files, 'count' path:N. A cut answer names the after that continues it; binary files are skipped.",
         object_schema(
             vec![
                 ("pattern", json!({"type": "string"})),
@@ -39,6 +39,7 @@ pub(in crate::fs) fn tool() -> Tool<Fs> {
                     "output",
                     json!({"type": "string", "enum": ["lines", "files", "count"], "default": "lines"}),
                 ),
+                ("after", json!({"type": "string"})),
             ],
             &["pattern"],
         ),
@@ -71,8 +72,8 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
         },
         glob: optional_str(arguments, "glob"),
         file_type: optional_str(arguments, "type"),
-        before: lines("before-context").unwrap_or(context),
-        after: lines("after-context").unwrap_or(context),
+        before_context: lines("before-context").unwrap_or(context),
+        after_context: lines("after-context").unwrap_or(context),
         max_results: arguments
             .get("max-results")
             .and_then(positive_safe_integer)
@@ -81,6 +82,7 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
         output: optional_str(arguments, "output")
             .and_then(GrepOutput::named)
             .unwrap_or(GrepOutput::Lines),
+        after: optional_str(arguments, "after"),
     };
     answer(fs, fs.grep(&query), None, NARROW_PATH)
 }

@@ -1,0 +1,278 @@
+//! Pages of `fs_list`, `fs_glob` and `fs_grep`: an answer cut short names the `after` that
+//! continues it, and following those to the end gives every entry exactly once, the union
+//! being the whole answer (held to `rg --files` and `rg -n` / `rg -c` where ripgrep defines
+//! it). Trees large enough to need several pages of the smallest result limit (48,000 bytes).
+
+// Tests build their roots with std::fs on purpose: they are the world outside the server.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use support::fs::{fs_error, fs_server_with, fs_text};
+use support::ripgrep::{rg, ripgrep_installed};
+use support::*;
+
+/// 12 directories of 200 files each (names long enough that a glob needs several pages), a
+/// flat directory of 2,500 entries, some matching lines in each file, and the awkward names:
+/// `a` before `a-b` before `a.txt` in tree order, a name with a colon and digits.
+fn paged_tree() -> Tree {
+    let mut tree = Tree::new();
+    for d in 0..12 {
+        for f in 0..200 {
+            let body = if f % 3 == 0 {
+                format!("first\nneedle {d} {f}\nmiddle\nneedle again\nlast\n")
+            } else {
+                "nothing here\n".to_owned()
+            };
+            tree = tree.file(
+                &format!("dir-{d:02}/a-rather-long-file-name-number-{f:04}.txt"),
+                body,
+            );
+        }
+    }
+    for f in 0..2500 {
+        tree = tree.file(&format!("flat/entry-with-a-long-name-{f:05}.md"), "x\n");
+    }
+    tree.file("a/z.txt", "needle in a/z\n")
+        .file("a-b.txt", "needle in a-b\n")
+        .file("a.txt", "needle in a.txt\n")
+        .file("odd:12.txt", "needle\nneedle\n")
+}
+
+/// The `after` a cut answer names (`continue with "after": "…"`), if any.
+fn next_after(text: &str) -> Option<String> {
+    let (_, rest) = text.rsplit_once("continue with \"after\": ")?;
+    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+    Some(stream.next()?.expect("the after value is a JSON string"))
+}
+
+/// The answer's entry lines, without its closing notice.
+fn entries(text: &str) -> Vec<String> {
+    let body = match text.find("\n\n[") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    body.lines()
+        .filter(|line| !line.is_empty() && *line != "--")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every page of `tool` called with `args`, following `after` until an answer names none.
+fn all_pages(server: &mut Server, tool: &str, args: Value) -> Vec<String> {
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let mut call = args.clone();
+        if let Some(after) = &after {
+            call["after"] = json!(after);
+        }
+        let text = fs_text(server, tool, call);
+        let next = next_after(&text);
+        pages.push(text);
+        match next {
+            Some(next) => {
+                assert_ne!(
+                    after.as_ref(),
+                    Some(&next),
+                    "{tool}: a page did not move on"
+                );
+                after = Some(next);
+            }
+            None => return pages,
+        }
+        assert!(pages.len() < 200, "{tool}: more than 200 pages");
+    }
+}
+
+/// Lines of all pages, each at most once: a line seen on two pages fails.
+fn union(pages: &[String]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut all = Vec::new();
+    for page in pages {
+        for line in entries(page) {
+            assert!(seen.insert(line.clone()), "{line:?} is on two pages");
+            all.push(line);
+        }
+    }
+    all
+}
+
+#[test]
+fn list_pages_hold_every_entry_once() {
+    let tree = paged_tree();
+    let mut server = fs_server_with(&tree, &[]);
+    let pages = all_pages(&mut server, "fs_list", json!({"path": "flat"}));
+    assert!(pages.len() >= 2, "{} pages", pages.len());
+    let notice = &pages[0][pages[0].rfind("\n\n[").expect("a notice")..];
+    assert!(
+        notice.starts_with("\n\n[listed ") && notice.contains(" of 2500 entries"),
+        "{notice}"
+    );
+    let expected: Vec<String> = (0..2500)
+        .map(|f| format!("entry-with-a-long-name-{f:05}.md"))
+        .collect();
+    assert_eq!(union(&pages), expected);
+    // After the last entry: nothing follows.
+    let text = fs_text(
+        &mut server,
+        "fs_list",
+        json!({"path": "flat", "after": "flat/entry-with-a-long-name-02499.md"}),
+    );
+    assert_eq!(text, "(no entries after it)");
+    // Tree order at the root: a directory's place is its name's.
+    let text = fs_text(&mut server, "fs_list", json!({"after": "a"}));
+    assert_eq!(entries(&text)[..2], ["a-b.txt", "a.txt"]);
+}
+
+#[test]
+fn glob_pages_hold_every_file_once_as_ripgrep_lists_them() {
+    let tree = paged_tree();
+    let mut server = fs_server_with(&tree, &[]);
+    let pages = all_pages(&mut server, "fs_glob", json!({"pattern": "*"}));
+    assert!(pages.len() >= 5, "{} pages", pages.len());
+    let listed = union(&pages);
+    assert_eq!(listed.len(), 12 * 200 + 2500 + 4);
+    // In tree order across pages.
+    let mut sorted = listed.clone();
+    sorted.sort_by(|a, b| fsmcp::root::compare_tree_order(a, b));
+    assert_eq!(listed, sorted);
+    if ripgrep_installed() {
+        let output = rg()
+            .current_dir(tree.path())
+            .args(["--files", "--hidden", "--no-ignore"])
+            .output()
+            .expect("rg");
+        let expected: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(listed.into_iter().collect::<BTreeSet<_>>(), expected);
+    }
+    // A page from below a path, and one after a path outside the scope's order.
+    let pages = all_pages(
+        &mut server,
+        "fs_glob",
+        json!({"pattern": "*.txt", "path": "dir-07", "after": "dir-07/a-rather-long-file-name-number-0150.txt"}),
+    );
+    assert_eq!(pages.len(), 1);
+    assert_eq!(union(&pages).len(), 49);
+}
+
+/// `(path, line)` of each matching line `rg -n` reports under `root`.
+fn ripgrep_lines(root: &std::path::Path, pattern: &str) -> BTreeSet<(String, u64)> {
+    let output = rg()
+        .current_dir(root)
+        .args(["--no-ignore", "--hidden", "-n", "-e", pattern])
+        .output()
+        .expect("rg");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let (path, rest) = line.split_once(":needle").map_or_else(
+                || panic!("{line}"),
+                |(head, _)| head.rsplit_once(':').expect("path:N"),
+            );
+            let _ = rest;
+            (path.to_owned(), rest.parse().expect("line number"))
+        })
+        .collect()
+}
+
+#[test]
+fn grep_pages_hold_every_match_once_as_ripgrep_finds_them() {
+    if !ripgrep_installed() {
+        return;
+    }
+    let tree = paged_tree();
+    let mut server = fs_server_with(&tree, &[]);
+    // Pages cut by max-results, within files as well as between them.
+    for (max_results, context) in [(25, 0), (50, 1), (1000, 0)] {
+        let pages = all_pages(
+            &mut server,
+            "fs_grep",
+            json!({"pattern": "needle", "max-results": max_results, "context": context}),
+        );
+        let mut found = BTreeSet::new();
+        for page in &pages {
+            for line in entries(page) {
+                // Context lines (`path-N-text`) repeat across pages; matches must not.
+                if let Some((head, _)) = line.split_once(":needle") {
+                    let (path, number) = head.rsplit_once(':').expect("path:N");
+                    let key = (
+                        path.trim_matches('"').to_owned(),
+                        number.parse().expect("N"),
+                    );
+                    assert!(found.insert(key), "{line:?} on two pages");
+                }
+            }
+        }
+        let expected = ripgrep_lines(tree.path(), "needle");
+        assert_eq!(expected.len(), 12 * 67 * 2 + 3 + 2);
+        assert_eq!(found, expected, "max-results {max_results}");
+        if max_results == 25 {
+            assert_eq!(pages.len(), expected.len().div_ceil(25));
+        }
+    }
+    // Files and counts page by file, as rg -l and rg -c list them.
+    let pages = all_pages(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "needle", "output": "count", "max-results": 100}),
+    );
+    let counts: BTreeSet<String> = union(&pages).into_iter().collect();
+    let output = rg()
+        .current_dir(tree.path())
+        .args(["--no-ignore", "--hidden", "-c", "-e", "needle"])
+        .output()
+        .expect("rg");
+    let expected: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(counts, expected);
+    // The notice names the position: the last match shown.
+    let text = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "needle", "path": "odd:12.txt", "max-results": 1}),
+    );
+    assert_eq!(
+        text,
+        "odd:12.txt:1:needle\n\n[stopped at 1 matching lines; continue with \"after\": \"odd:12.txt:1\", or raise max-results to see more]"
+    );
+    let text = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "needle", "path": "odd:12.txt", "after": "odd:12.txt:1"}),
+    );
+    assert_eq!(text, "odd:12.txt:2:needle");
+    // A file named as a whole: the page starts at the next one.
+    let text = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "needle", "glob": "{a-b.txt,a.txt}", "after": "a-b.txt"}),
+    );
+    assert_eq!(text, "a.txt:1:needle in a.txt");
+}
+
+#[test]
+fn an_after_outside_the_root_is_refused() {
+    let tree = Tree::new().file("a.txt", "x\n");
+    let mut server = fs_server_with(&tree, &[]);
+    for (tool, mut args) in [
+        ("fs_list", json!({})),
+        ("fs_glob", json!({"pattern": "x"})),
+        ("fs_grep", json!({"pattern": "x"})),
+    ] {
+        args["after"] = json!("/definitely/not/here");
+        let message = fs_error(&mut server, tool, args);
+        assert!(
+            message.contains("is outside this root"),
+            "{tool}: {message}"
+        );
+    }
+}
