@@ -944,3 +944,142 @@ fn a_link_named_where_a_file_is_needed_names_the_flag() {
         "inside\n"
     );
 }
+
+/// The sha256 `sha256sum` gives for the file at `path` in `tree`, as a revision token.
+fn sha256sum_token(tree: &Tree, path: &str) -> String {
+    let output = std::process::Command::new("sha256sum")
+        .arg(tree.path().join(path))
+        .output()
+        .expect("run sha256sum");
+    assert!(output.status.success(), "sha256sum {path}");
+    let hex = String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .next()
+        .expect("a digest")
+        .to_owned();
+    format!("sha256-v1:file:{hex}")
+}
+
+#[test]
+fn several_files_are_read_in_one_call_each_with_its_revision() {
+    let tree = Tree::new()
+        .file("crlf.txt", "one\r\ntwo\r\n")
+        .file("bom.md", "\u{feff}# title\nbody\n")
+        .file("tail.rs", "fn last() {}")
+        .file("nfd.txt", "cafe\u{301}\n")
+        .dir("dir");
+    let mut server = fs_server(&tree);
+    let paths = ["crlf.txt", "bom.md", "tail.rs", "nfd.txt"];
+    let (text, revisions) = fs_call(&mut server, "fs_read", json!({"paths": paths}));
+    let revisions = revisions.expect("revisions");
+    // Each part is the file's text as a read of it alone answers it, under its header.
+    let mut expected = String::new();
+    for (i, path) in paths.iter().enumerate() {
+        let (alone, own) = fs_call(&mut server, "fs_read", json!({"path": path}));
+        if i > 0 {
+            expected.push('\n');
+        }
+        expected.push_str(&format!("==> {path} <==\n{alone}"));
+        if !alone.ends_with('\n') {
+            expected.push('\n');
+        }
+        let token = &revisions["revisions"][format!("paths[{i}]")]["token"];
+        assert_eq!(
+            token,
+            &own.expect("revisions")["revisions"]["path"]["token"]
+        );
+        assert_eq!(token, &json!(sha256sum_token(&tree, path)), "{path}");
+    }
+    assert_eq!(text, expected);
+    // offset and limit apply to each file.
+    let text = read(
+        &mut server,
+        json!({"paths": ["crlf.txt", "bom.md"], "offset": 2}),
+    );
+    assert_eq!(
+        text,
+        "==> crlf.txt <==\n2\ttwo\n\n[lines 2-2 of 2 total]\n\n==> bom.md <==\n2\tbody\n\n[lines 2-2 of 2 total]\n"
+    );
+    // A file that cannot be read says why in its part; the others are read.
+    let (text, revisions) = fs_call(
+        &mut server,
+        "fs_read",
+        json!({"paths": ["nope.txt", "dir", "tail.rs", "/elsewhere/x"]}),
+    );
+    assert_eq!(
+        text,
+        "==> nope.txt <==\n[not read: 'nope.txt' does not exist]\n\n==> dir <==\n[not read: 'dir' is a directory; use fs_list to see what it holds]\n\n==> tail.rs <==\nfn last() {}\n\n==> /elsewhere/x <==\n[not read: '/elsewhere/x' is outside this root: give a path relative to the root (as listings show them), or an absolute path inside it]\n"
+    );
+    let revisions = revisions.expect("revisions")["revisions"].clone();
+    assert_eq!(revisions.as_object().expect("map").len(), 1, "{revisions}");
+    assert_eq!(
+        revisions["paths[2]"]["token"],
+        json!(sha256sum_token(&tree, "tail.rs"))
+    );
+    // One of path and paths.
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_read",
+            json!({"path": "tail.rs", "paths": ["tail.rs"]})
+        ),
+        "give path (one file) or paths (several), not both"
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({})),
+        "give path, the file to read (or paths, several files)"
+    );
+}
+
+#[test]
+fn several_files_share_one_answer_budget() {
+    // Ten files of 10 KB: more than one answer holds. Each is shown, each cut to its share,
+    // and a short file first leaves its unused share to the ones after it.
+    let mut tree = Tree::new().file("a-short.txt", "short\n");
+    let body: String = (1..=1000).map(|n| format!("line {n:04}\n")).collect();
+    for n in 0..10 {
+        tree = tree.file(&format!("big-{n}.txt"), &body);
+    }
+    let mut server = fs_server(&tree);
+    let mut paths = vec!["a-short.txt".to_owned()];
+    paths.extend((0..10).map(|n| format!("big-{n}.txt")));
+    let text = read(&mut server, json!({"paths": paths}));
+    assert!(
+        serde_json::to_string(&text).unwrap().len() <= 48_000,
+        "{} bytes",
+        text.len()
+    );
+    assert!(text.starts_with("==> a-short.txt <==\nshort\n\n==> big-0.txt <==\n1\tline 0001\n"));
+    let mut shown = Vec::new();
+    for n in 0..10 {
+        let header = format!("==> big-{n}.txt <==\n");
+        let at = text
+            .find(&header)
+            .unwrap_or_else(|| panic!("no part for big-{n}"));
+        let part = &text[at + header.len()..];
+        let footer = part
+            .find("\n\n[lines 1-")
+            .map(|i| &part[i + 2..])
+            .expect("a cut part has a footer");
+        let footer = &footer[..footer.find(']').expect("footer end") + 1];
+        assert!(
+            footer.ends_with(
+                "of 1000 total; the file is larger than one answer: continue with offset "
+            ) || footer.contains("continue with offset"),
+            "{footer}"
+        );
+        let last: u64 = footer["[lines 1-".len()..]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("last line shown");
+        shown.push(last);
+    }
+    // Every big file gets a fair share: none is starved.
+    let least = *shown.iter().min().expect("ten parts");
+    let most = *shown.iter().max().expect("ten parts");
+    assert!(
+        least >= 250 && most - least <= 20,
+        "lines shown per file: {shown:?}"
+    );
+}

@@ -48,12 +48,15 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
     vec![
         (
             "read",
+            // `paths` (several files) departs from the reference, so `path` is no longer
+            // required by the schema; one of the two is, by the tool (docs/fs-tools.md).
             vec![
-                required("path", "string"),
+                optional("path", "string", None),
+                optional("paths", "array", None),
                 optional("offset", "integer", None),
                 ranged(optional("limit", "integer", None), 1, None),
             ],
-            vec!["path"],
+            vec![],
         ),
         (
             "write",

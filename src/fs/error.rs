@@ -29,6 +29,12 @@ pub enum FsError {
         "'{0}' is outside this root: give a path relative to the root (as listings show them), or an absolute path inside it"
     )]
     OutsideRoot(String),
+    /// A `read` given both `path` and `paths`.
+    #[error("give path (one file) or paths (several), not both")]
+    PathAndPaths,
+    /// A `read` given neither `path` nor `paths`.
+    #[error("give path, the file to read (or paths, several files)")]
+    NoPath,
     /// A path written with a trailing `/` that names a file.
     #[error("'{0}' names a file, not a directory: write it without the trailing '/'")]
     FileWithSlash(String),

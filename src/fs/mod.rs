@@ -229,12 +229,16 @@ fn answer(
             image: None,
             structured: answer.revisions,
         }),
-        Err(error) => Err(match error.worded_for(given, fs.root().limits(), narrow) {
-            // The root follows links, so the advice to turn following on would mislead.
-            FsError::ThroughLink(path) if fs.root().follows_symlinks() => {
-                FsError::LinkLeavesRoot(path)
-            }
-            worded => worded,
-        }),
+        Err(error) => Err(worded(fs, error, given, narrow)),
+    }
+}
+
+/// A refusal in the model-facing words (see [`FsError::worded_for`]), for the location
+/// argument `given` and with `narrow` the advice for a walk over a limit.
+fn worded(fs: &Fs, error: FsError, given: Option<&str>, narrow: Option<&str>) -> FsError {
+    match error.worded_for(given, fs.root().limits(), narrow) {
+        // The root follows links, so the advice to turn following on would mislead.
+        FsError::ThroughLink(path) if fs.root().follows_symlinks() => FsError::LinkLeavesRoot(path),
+        worded => worded,
     }
 }

@@ -8,6 +8,7 @@
 //! from the end. An image (`image`) is read whole, up to `--max-image-bytes`.
 
 mod image;
+mod several;
 mod tail;
 
 use base64::Engine as _;
@@ -32,24 +33,39 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Observer,
         "read",
         "Read a file",
-        "Reads a UTF-8 text file under the root. Without offset or limit: the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text' and a footer saying how to continue; strip the numbers before quoting text to edit. A PNG, JPEG, GIF or WebP file comes back as an image.",
+        "Reads a UTF-8 text file under the root. Without offset or limit: the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text' and a footer saying how to continue; strip the numbers before quoting text to edit. A PNG, JPEG, GIF or WebP file comes back as an image. paths reads several files, each under '==> path <=='.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
+                (
+                    "paths",
+                    json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": several::MAX_PATHS}),
+                ),
                 ("offset", json!({"type": "integer"})),
                 ("limit", json!({"type": "integer", "minimum": 1})),
             ],
-            &["path"],
+            &[],
         ),
         run,
     )
 }
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
-    let at = fs.parse_path(str_arg(arguments, "path"))?;
     let offset = Offset::read(arguments.get("offset"))?;
     let limit = arguments.get("limit").and_then(positive_safe_integer);
-    let (result, image) = match fs.read_file(&at, offset, limit) {
+    let paths = arguments.get("paths").and_then(Value::as_array);
+    match (arguments.get("path"), paths) {
+        (Some(_), Some(_)) => return Err(FsError::PathAndPaths),
+        (None, None) => return Err(FsError::NoPath),
+        (None, Some(paths)) => {
+            // The schema admits only a list of 1 to MAX_PATHS strings.
+            let paths: Vec<&str> = paths.iter().filter_map(Value::as_str).collect();
+            return answer(fs, fs.read_several(&paths, offset, limit), None, None);
+        }
+        (Some(_), None) => {}
+    }
+    let at = fs.parse_path(str_arg(arguments, "path"))?;
+    let (result, image) = match fs.read_file(&at, offset, limit, fs.read_budget()) {
         Ok((answer, image)) => (Ok(answer), image),
         Err(error) => (Err(error), None),
     };
@@ -60,7 +76,7 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
 
 /// Where a window starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Offset {
+pub(super) enum Offset {
     /// At this line (1-based).
     Line(u64),
     /// This many lines before the end (1: the last line).
@@ -102,6 +118,7 @@ impl Fs {
         at: &FsPath,
         offset: Option<Offset>,
         limit: Option<u64>,
+        budget: u64,
     ) -> Result<(FsAnswer, Option<Image>), FsError> {
         let given = at.given.as_str();
         let location = self.served_file(at, |path| FsError::ReadDirectory {
@@ -121,12 +138,12 @@ impl Fs {
         }
         let window = |first: u64| Window::of(first, limit);
         let answer = match offset {
-            None if limit.is_none() => self.read_lines(given, &file, None, None)?,
-            None => self.read_lines(given, &file, Some(window(1)), None)?,
+            None if limit.is_none() => self.read_lines(given, &file, None, None, budget)?,
+            None => self.read_lines(given, &file, Some(window(1)), None, budget)?,
             Some(Offset::Line(first)) => {
-                self.read_lines(given, &file, Some(window(first)), None)?
+                self.read_lines(given, &file, Some(window(first)), None, budget)?
             }
-            Some(Offset::FromEnd(back)) => self.read_from_end(given, &file, back, limit)?,
+            Some(Offset::FromEnd(back)) => self.read_from_end(given, &file, back, limit, budget)?,
         };
         Ok((answer, None))
     }
@@ -177,20 +194,22 @@ impl Fs {
     }
 
     /// The whole text of `file` (no `window`) or the lines of `window`, from one pass over it
-    /// all. `back` is the negative offset the window answers, if it answers one.
+    /// all, within `budget` escaped bytes. `back` is the negative offset the window answers,
+    /// if it answers one.
     fn read_lines(
         &self,
         given: &str,
         file: &ReadFile,
         window: Option<Window>,
         back: Option<u64>,
+        budget: u64,
     ) -> Result<FsAnswer, FsError> {
         let whole = window.is_none();
         let Window { first, last } = window.unwrap_or(Window {
             first: 1,
             last: u64::MAX,
         });
-        let mut scan = Scan::new(self.budget(), whole, first, last, 0);
+        let mut scan = Scan::new(budget, whole, first, last, 0);
         feed(given, file, 0, &mut scan, false)?;
         file.ensure_unchanged()?;
         let digest = scan.digest();
@@ -210,7 +229,7 @@ impl Fs {
     }
 
     /// What the lines of an answer may take: the result limit less the envelope's headroom.
-    fn budget(&self) -> u64 {
+    fn read_budget(&self) -> u64 {
         self.root()
             .limits()
             .max_result_bytes
@@ -370,7 +389,8 @@ impl Scan {
                 content
             };
             let shown = format!("{}\t{content}", number as i64 + self.shift);
-            let cost = escaped_len(&shown) + 1;
+            // The joining newline travels escaped, as two bytes.
+            let cost = escaped_len(&shown) + 2;
             if !truncated && self.window_bytes + cost + 120 <= self.budget {
                 self.window_bytes += cost;
                 self.window.push(shown);

@@ -24,6 +24,7 @@ impl Fs {
         file: &ReadFile,
         back: u64,
         limit: Option<u64>,
+        budget: u64,
     ) -> Result<FsAnswer, FsError> {
         let tail = if file.size() > COUNTED_TAIL_BYTES {
             tail_start(file, back)?
@@ -31,10 +32,11 @@ impl Fs {
             TailStart::Lines(count_lines(file)?)
         };
         match tail {
-            TailStart::At(start) => self.read_far_tail(given, file, start, back, limit),
+            TailStart::At(start) => self.read_far_tail(given, file, start, back, limit, budget),
             TailStart::Lines(total) => {
                 let first = total.saturating_sub(back - 1).max(1);
-                self.read_lines(given, file, Some(Window::of(first, limit)), Some(back))
+                let window = Some(Window::of(first, limit));
+                self.read_lines(given, file, window, Some(back), budget)
             }
         }
     }
@@ -49,10 +51,11 @@ impl Fs {
         start: u64,
         back: u64,
         limit: Option<u64>,
+        budget: u64,
     ) -> Result<FsAnswer, FsError> {
         let last = limit.unwrap_or(back).min(back);
         let shift = -(back as i64) - 1;
-        let mut scan = Scan::new(self.budget(), false, 1, last, shift);
+        let mut scan = Scan::new(budget, false, 1, last, shift);
         feed(given, file, start, &mut scan, true)?;
         file.ensure_unchanged()?;
         let revision = match self.memo().digest(file, &mut HashBudget(0)) {
