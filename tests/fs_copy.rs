@@ -141,7 +141,16 @@ fn copy_successes() {
     run_cases(COPY_SUCCESSES);
 }
 
-const HOLDS_UNSERVED: &str = "Directory 'notes/archive' holds entries this root does not serve, here or at the destination; copy refuses to carry what it cannot show";
+/// The refusal of a copy of `notes/archive` holding `entry`.
+macro_rules! holds_unserved {
+    ($entry:literal) => {
+        concat!(
+            "Directory 'notes/archive' holds '",
+            $entry,
+            "', which this root does not serve (here or at the destination) and which is no cache or dependency directory's; copy refuses to carry what it cannot show"
+        )
+    };
+}
 
 /// Copies that are refused, and leave the root as it was.
 const COPY_REFUSALS: &[Case] = &[
@@ -239,21 +248,21 @@ const COPY_REFUSALS: &[Case] = &[
         tree: || notes_tree().file("notes/archive/2025/key.secret", "hush\n"),
         flags: &["--exclude", "**/*.secret"],
         args: || cp("notes/archive", "attic"),
-        reply: Refused(HOLDS_UNSERVED),
+        reply: Refused(holds_unserved!("notes/archive/2025/key.secret")),
         ..COPY_REFUSED
     },
     Case {
         name: "a tree holding a default-excluded .env is not copied",
         tree: || notes_tree().file("notes/archive/.env", "TOKEN=1\n"),
         args: || cp("notes/archive", "attic"),
-        reply: Refused(HOLDS_UNSERVED),
+        reply: Refused(holds_unserved!("notes/archive/.env")),
         ..COPY_REFUSED
     },
     Case {
         name: "a tree whose copy would be partly hidden is not copied",
         flags: &["--exclude", "attic/2025/**"],
         args: || cp("notes/archive", "attic"),
-        reply: Refused(HOLDS_UNSERVED),
+        reply: Refused(holds_unserved!("notes/archive/2025/jan.md")),
         ..COPY_REFUSED
     },
     Case {

@@ -374,7 +374,16 @@ fn delete_successes() {
 
 const NOT_EMPTY: &str = "Directory 'notes/archive' is not empty; set recursive to true to delete it and everything below it";
 
-const HOLDS_UNSERVED: &str = "Directory 'notes/archive' holds entries this root does not serve; delete refuses to remove what it cannot show";
+/// The refusal of a recursive delete of `notes/archive` holding `entry`.
+macro_rules! holds_unserved {
+    ($entry:literal) => {
+        concat!(
+            "Directory 'notes/archive' holds '",
+            $entry,
+            "', which this root does not serve and which is no cache or dependency directory's; delete refuses to remove what it cannot show"
+        )
+    };
+}
 
 /// Deletes that are refused, and leave the root as it was.
 const DELETE_REFUSALS: &[Case] = &[
@@ -407,14 +416,14 @@ const DELETE_REFUSALS: &[Case] = &[
         tree: || notes_tree().file("notes/archive/2025/key.secret", "hush\n"),
         flags: &["--exclude", "**/*.secret"],
         args: || json!({"path": "notes/archive", "recursive": true}),
-        reply: Refused(HOLDS_UNSERVED),
+        reply: Refused(holds_unserved!("notes/archive/2025/key.secret")),
         ..DELETE_REFUSED
     },
     Case {
-        name: "a tree holding a default-excluded directory is not deleted",
+        name: "a tree holding a repository (.git, default-excluded) is not deleted",
         tree: || notes_tree().file("notes/archive/.git/HEAD", "ref\n"),
         args: || json!({"path": "notes/archive", "recursive": true}),
-        reply: Refused(HOLDS_UNSERVED),
+        reply: Refused(holds_unserved!("notes/archive/.git")),
         ..DELETE_REFUSED
     },
     Case {
@@ -547,20 +556,20 @@ fn a_directory_holding_hidden_files_cannot_be_moved_into_view() {
         &tree,
         &["--include", "lib/**", "--exclude", "lib/private/**"],
     );
-    let refused = |dir: &str| {
+    let refused = |dir: &str, entry: &str| {
         format!(
-            "Directory '{dir}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+            "Directory '{dir}' holds '{entry}', which this root does not serve (here or at the destination) and which is no cache or dependency directory's; move refuses to carry what it cannot show"
         )
     };
     // The excluded subtree, renamed out of the exclusion.
     assert_eq!(
         fs_error(&mut server, "fs_move", mv("lib/private", "lib/p2")),
-        refused("lib/private")
+        refused("lib/private", "lib/private/creds.txt")
     );
     // A tree outside every include, moved inside one.
     assert_eq!(
         fs_error(&mut server, "fs_move", mv("other", "lib/other")),
-        refused("other")
+        refused("other", "other/creds.txt")
     );
     assert_eq!(snapshot(tree.path()), before);
     assert_eq!(
@@ -581,7 +590,7 @@ fn a_served_tree_cannot_be_moved_where_part_of_it_would_be_hidden() {
     // docs/sub/a.md would be served, docs/sub/deep/b.md would not.
     assert_eq!(
         fs_error(&mut server, "fs_move", mv("lib/sub", "docs/sub")),
-        "Directory 'lib/sub' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+        "Directory 'lib/sub' holds 'lib/sub/deep/b.md', which this root does not serve (here or at the destination) and which is no cache or dependency directory's; move refuses to carry what it cannot show"
     );
     assert_eq!(snapshot(tree.path()), before);
     // A tree served on both sides moves.
@@ -752,5 +761,134 @@ fn moves_and_copies_into_a_directory_agree_with_mv_and_cp() {
             snapshot(theirs.path()),
             "{tool} {from} {to}"
         );
+    }
+}
+
+/// A Python package with what tools leave in it: byte code, a test cache, installed
+/// JavaScript dependencies, all hidden by the built-in excludes.
+fn package_tree() -> Tree {
+    Tree::new()
+        .file("pkg/__init__.py", "")
+        .file("pkg/mod.py", "def f():\n    return 1\n")
+        .file("pkg/__pycache__/mod.cpython-311.pyc", b"\xa7\r\r\n\0\0\0\0bytecode")
+        .file("pkg/.pytest_cache/v/cache/lastfailed", "{}\n")
+        .file("pkg/web/node_modules/left-pad/index.js", "module.exports = 1;\n")
+        .file("pkg/web/app.js", "require('left-pad');\n")
+        .dir("lib")
+}
+
+/// Caches and dependency directories travel with a move or copy and go with a recursive
+/// delete, exactly as `mv`, `cp -R` and `rm -r` run on a copy of the tree leave it; they stay
+/// hidden where they land.
+#[test]
+fn caches_travel_with_a_move_or_copy_and_go_with_a_delete_as_mv_cp_and_rm_do() {
+    if cfg!(windows)
+        || std::process::Command::new("mv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        eprintln!("skipped: no mv, cp and rm on this system");
+        return;
+    }
+    let cases: &[(&str, serde_json::Value, &str, &[&str])] = &[
+        ("fs_move", mv("pkg", "lib/pkg"), "mv", &["pkg", "lib/pkg"]),
+        ("fs_move", mv("pkg", "lib/"), "mv", &["pkg", "lib/"]),
+        ("fs_copy", mv("pkg", "pkg2"), "cp", &["-R", "pkg", "pkg2"]),
+        (
+            "fs_delete",
+            json!({"path": "pkg", "recursive": true}),
+            "rm",
+            &["-r", "pkg"],
+        ),
+        (
+            "fs_delete",
+            json!({"path": "pkg/web", "recursive": true}),
+            "rm",
+            &["-r", "pkg/web"],
+        ),
+    ];
+    for (tool, args, program, program_args) in cases {
+        let ours = package_tree();
+        let theirs = package_tree();
+        let mut server = fs_server(&ours);
+        let text = fs_text(&mut server, tool, args.clone());
+        let status = std::process::Command::new(program)
+            .args(*program_args)
+            .current_dir(theirs.path())
+            .status()
+            .expect("runs");
+        assert!(status.success(), "{program} {program_args:?}");
+        assert_eq!(
+            snapshot(ours.path()),
+            snapshot(theirs.path()),
+            "{tool} {args}: {text}"
+        );
+        // Nothing hidden became visible.
+        let listed = fs_text(&mut server, "fs_glob", json!({"pattern": "**"}));
+        for hidden in ["__pycache__", ".pytest_cache", "node_modules"] {
+            assert!(!listed.contains(hidden), "{tool} {args}: {listed}");
+        }
+    }
+    let ours = package_tree();
+    let mut server = fs_server(&ours);
+    fs_text(&mut server, "fs_move", mv("pkg", "lib/pkg"));
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_read",
+            json!({"path": "lib/pkg/__pycache__/mod.cpython-311.pyc"})
+        ),
+        "'lib/pkg/__pycache__/mod.cpython-311.pyc' is not served by this root"
+    );
+}
+
+/// A secret in a cache, a cache the operator excluded, and a repository keep the refusal,
+/// which names the entry; nothing moves.
+#[test]
+fn secrets_excluded_caches_and_repositories_do_not_travel() {
+    let refusal = |tool: &str, dir: &str, entry: &str| {
+        let (verb, what, place) = match tool {
+            "fs_delete" => ("delete", "remove", ""),
+            "fs_move" => ("move", "carry", " (here or at the destination)"),
+            _ => ("copy", "carry", " (here or at the destination)"),
+        };
+        format!(
+            "Directory '{dir}' holds '{entry}', which this root does not serve{place} and which is no cache or dependency directory's; {verb} refuses to {what} what it cannot show"
+        )
+    };
+    let cases: &[(Tree, &[&str], &str)] = &[
+        (
+            package_tree().file("pkg/__pycache__/.env", "TOKEN=1\n"),
+            &[],
+            "pkg/__pycache__/.env",
+        ),
+        (
+            package_tree().file("pkg/web/node_modules/x/key.pem", "KEY\n"),
+            &[],
+            "pkg/web/node_modules/x/key.pem",
+        ),
+        (package_tree(), &["--exclude", "**/node_modules"], "pkg/web/node_modules"),
+        (
+            package_tree().file("pkg/.git/HEAD", "ref: main\n"),
+            &[],
+            "pkg/.git",
+        ),
+    ];
+    for (tree, flags, entry) in cases {
+        let before = snapshot(tree.path());
+        let mut server = fs_server_with(tree, flags);
+        for (tool, args) in [
+            ("fs_move", mv("pkg", "lib/pkg")),
+            ("fs_copy", mv("pkg", "pkg2")),
+            ("fs_delete", json!({"path": "pkg", "recursive": true})),
+        ] {
+            assert_eq!(
+                fs_error(&mut server, tool, args),
+                refusal(tool, "pkg", entry),
+                "{flags:?}"
+            );
+        }
+        assert_eq!(snapshot(tree.path()), before);
     }
 }

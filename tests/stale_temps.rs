@@ -97,7 +97,7 @@ fn stale_temp_entries_are_removed_at_start_up_and_live_ones_kept() {
             "fs_delete",
             json!({"path": "busy", "recursive": true})
         ),
-        "Directory 'busy' holds entries this root does not serve; delete refuses to remove what it cannot show"
+        "Directory 'busy' holds a name in 'busy' that no path can spell (not UTF-8, or a write's temporary file), which this root does not serve and which is no cache or dependency directory's; delete refuses to remove what it cannot show"
     );
     let (_, log) = server.close();
     assert!(

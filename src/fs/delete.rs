@@ -71,9 +71,17 @@ impl Fs {
                         return Err(FsError::NotEmpty(given.to_owned()));
                     }
                     let selector = self.root().selector();
-                    let allowed = |p: &str, is_dir: bool| selector.serves_entry(p, is_dir);
-                    let Some(seen) = self.root().check_tree(&location, &allowed)? else {
-                        return Err(FsError::DeleteUnserved(given.to_owned()));
+                    // What it serves, and the caches and dependency directories that go with
+                    // the tree holding them.
+                    let allowed = |p: &str, is_dir: bool| {
+                        selector.serves_entry(p, is_dir) || selector.hidden_rebuilt(p)
+                    };
+                    let seen = match self.root().check_tree(&location, &allowed)? {
+                        Ok(seen) => seen,
+                        Err(unseeable) => {
+                            let entry = Fs::unseeable_entry(location.path(), given, unseeable);
+                            return Err(FsError::DeleteUnserved(given.to_owned(), entry));
+                        }
                     };
                     match self.root().remove_seen(&location, &seen)? {
                         Removal::Complete => {}

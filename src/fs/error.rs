@@ -203,24 +203,27 @@ pub enum FsError {
     /// `delete` of the root.
     #[error("The root itself cannot be deleted")]
     DeleteRoot,
-    /// A recursive delete of a tree holding what the root does not serve.
+    /// A recursive delete of a tree holding what the root does not serve: the tree, and the
+    /// first such entry.
     #[error(
-        "Directory '{0}' holds entries this root does not serve; delete refuses to remove what it cannot show"
+        "Directory '{0}' holds {1}, which this root does not serve and which is no cache or dependency directory's; delete refuses to remove what it cannot show"
     )]
-    DeleteUnserved(String),
-    /// A directory move whose tree holds what the root does not serve, here or there.
+    DeleteUnserved(String, String),
+    /// A directory move whose tree holds what the root does not serve, here or there: the
+    /// tree, and the first such entry.
     #[error(
-        "Directory '{0}' holds entries this root does not serve, here or at the destination; move refuses to carry what it cannot show"
+        "Directory '{0}' holds {1}, which this root does not serve (here or at the destination) and which is no cache or dependency directory's; move refuses to carry what it cannot show"
     )]
-    MoveUnserved(String),
+    MoveUnserved(String, String),
     /// `copy` of or onto the root.
     #[error("The root itself cannot be copied or replaced")]
     CopyRoot,
-    /// A directory copy whose tree holds what the root does not serve, here or there.
+    /// A directory copy whose tree holds what the root does not serve, here or there: the
+    /// tree, and the first such entry.
     #[error(
-        "Directory '{0}' holds entries this root does not serve, here or at the destination; copy refuses to carry what it cannot show"
+        "Directory '{0}' holds {1}, which this root does not serve (here or at the destination) and which is no cache or dependency directory's; copy refuses to carry what it cannot show"
     )]
-    CopyUnserved(String),
+    CopyUnserved(String, String),
     /// A FIFO, socket or device met by `copy`.
     #[error(
         "'{0}' is a FIFO, socket or device; copy copies only files, directories and symbolic links"

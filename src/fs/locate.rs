@@ -2,7 +2,7 @@
 //! selector serves it, and resolving it to a [`Location`], each failure worded for the model.
 
 use super::{Fs, FsError, OverLimit};
-use crate::root::{ChainError, Location, Node, RelPath, SeenTree};
+use crate::root::{ChainError, Location, Node, RelPath, SeenTree, Unseeable};
 
 /// A location argument, parsed once when the call's arguments are read: the caller's text,
 /// which every message about it quotes, beside the path the root resolves.
@@ -189,16 +189,21 @@ impl Fs {
         let seen = if is_dir {
             let selector = self.root().selector();
             let (from_dir, to_dir) = (source.path().as_str(), target.path().as_str());
+            // Served here and there; or a cache or dependency directory's, hidden here and
+            // there alike: nothing hidden becomes visible.
             let allowed = |p: &str, is_dir: bool| {
                 let there = format!("{to_dir}{}", &p[from_dir.len()..]);
-                selector.serves_entry(p, is_dir) && selector.serves_entry(&there, is_dir)
+                (selector.serves_entry(p, is_dir) && selector.serves_entry(&there, is_dir))
+                    || (selector.hidden_rebuilt(p) && selector.hidden_rebuilt(&there))
             };
             match self.root().check_tree(&source, &allowed)? {
-                Some(seen) => Some(seen),
-                None => {
+                Ok(seen) => Some(seen),
+                Err(unseeable) => {
+                    let entry = Fs::unseeable_entry(source.path(), from_given, unseeable);
+                    let from = from_given.to_owned();
                     return Err(match transfer {
-                        Transfer::Copy => FsError::CopyUnserved(from_given.to_owned()),
-                        Transfer::Move => FsError::MoveUnserved(from_given.to_owned()),
+                        Transfer::Copy => FsError::CopyUnserved(from, entry),
+                        Transfer::Move => FsError::MoveUnserved(from, entry),
                     });
                 }
             }
@@ -211,6 +216,24 @@ impl Fs {
             target,
             seen,
         })
+    }
+
+    /// How a refusal names what a tree check met: the entry's path as the caller spelled the
+    /// tree (`given`, for the tree at `top`), quoted, or the directory holding a name no client
+    /// could spell.
+    pub(super) fn unseeable_entry(top: &RelPath, given: &str, unseeable: Unseeable) -> String {
+        let spelled = |path: &str| {
+            let below = path.strip_prefix(top.as_str()).unwrap_or(path);
+            let given = given.trim_end_matches('/');
+            format!("{given}{below}")
+        };
+        match unseeable {
+            Unseeable::Refused(path) => format!("'{}'", spelled(&path)),
+            Unseeable::Unspellable(dir) => format!(
+                "a name in '{}' that no path can spell (not UTF-8, or a write's temporary file)",
+                spelled(&dir)
+            ),
+        }
     }
 
     /// Resolves the `path` argument of a search into the scope to walk, checking in order the

@@ -56,6 +56,7 @@ pub use error::RootError;
 pub use identity::Identity;
 pub use location::{
     ChainError, CreateError, Location, MoveError, Node, NodeInfo, Removal, RemoveError, SeenTree,
+    Unseeable,
 };
 pub use open::ReadFile;
 pub use platform::Platform;

@@ -363,6 +363,15 @@ pub struct SeenTree {
     pub(crate) dirs: Vec<SeenDir>,
 }
 
+/// Why [`Root::check_tree`] did not take a tree: what it met first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unseeable {
+    /// An entry `allowed` refused: its path from the root.
+    Refused(String),
+    /// A name no client could spell (not UTF-8, say), in the directory at this path.
+    Unspellable(String),
+}
+
 #[derive(Debug)]
 pub(crate) struct SeenDir {
     pub(crate) name: String,
@@ -437,14 +446,14 @@ fn mode_of(stat: &Stat) -> u32 {
 
 impl Root {
     /// Looks at every entry below the directory at `location`, depth first, never following
-    /// a link: `allowed(path, is_directory)` must accept each one. `Ok(None)` when one is
-    /// refused, or its name is not one a client could spell. Iterative, holding one
-    /// descriptor per level, and bounded by `--max-depth`.
+    /// a link: `allowed(path, is_directory)` must accept each one. `Ok(Err(_))` names the
+    /// first one refused, or the directory holding a name no client could spell. Iterative,
+    /// holding one descriptor per level, and bounded by `--max-depth`.
     pub fn check_tree(
         &self,
         location: &Location,
         allowed: &dyn Fn(&str, bool) -> bool,
-    ) -> Result<Option<SeenTree>, RootError> {
+    ) -> Result<Result<SeenTree, Unseeable>, RootError> {
         let top = Rc::new(location.open_dir()?);
         let top_stat = crate::sys::fs::fstat(&*top).map_err(|_| RootError::NotServed)?;
         let mut dirs = vec![SeenDir {
@@ -479,7 +488,7 @@ impl Root {
             for name in names {
                 // A name no client could spell is not served, so the tree may not go.
                 let Some(child) = name.and_then(|n| RelPath::from_walk(path.join(&n))) else {
-                    return Ok(None);
+                    return Ok(Err(Unseeable::Unspellable(path.as_str().to_owned())));
                 };
                 let name = child.file_name().unwrap_or_default().to_owned();
                 let Some(stat) = lstat_at(&*dir, &name) else {
@@ -487,7 +496,7 @@ impl Root {
                 };
                 let is_dir = file_type(&stat) == FileType::Directory;
                 if !allowed(child.as_str(), is_dir) {
-                    return Ok(None);
+                    return Ok(Err(Unseeable::Refused(child.as_str().to_owned())));
                 }
                 if !is_dir {
                     let kind = file_type(&stat);
@@ -518,7 +527,7 @@ impl Root {
                 pending.push((sub_index, child, depth + 1, Some(dir.clone())));
             }
         }
-        Ok(Some(SeenTree { dirs }))
+        Ok(Ok(SeenTree { dirs }))
     }
 
     /// Removes what `seen` recorded below `location`, then the directory itself, deepest

@@ -41,6 +41,30 @@ pub const DEFAULT_EXCLUDED_DIRECTORIES: [&str; 22] = [
     "node_modules",
 ];
 
+/// The built-in excluded directories that a tool or a build fills and fills again (caches,
+/// virtualenvs, installed dependencies), never kept by hand: hidden as they are, they travel
+/// with a move or copy of the directory holding them and go with its recursive delete.
+/// Version control (`.git`, `.hg`, `.svn`), settings that may hold credentials (`.cargo`,
+/// `.bundle`) and `.terraform` (a backend's settings) are not among them.
+pub const REBUILT_DIRECTORIES: [&str; 16] = [
+    ".elixir_ls",
+    ".gradle",
+    ".mypy_cache",
+    ".next",
+    ".nuxt",
+    ".parcel-cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    ".turbo",
+    ".venv",
+    "__pycache__",
+    "_build",
+    "bower_components",
+    "deps",
+    "node_modules",
+];
+
 /// File-name globs excluded by default, at any depth: credentials more often than content.
 pub const DEFAULT_EXCLUDED_FILES: [&str; 9] = [
     ".env",
@@ -187,6 +211,8 @@ pub struct Selector {
     include_set: LazySet,
     exclude_set: LazySet,
     default_set: Option<LazySet>,
+    /// The built-in file excludes alone (credentials), with the built-in excludes.
+    secret_set: Option<LazySet>,
 }
 
 impl Selector {
@@ -207,6 +233,12 @@ impl Selector {
             include_set: LazySet::new(includes.to_vec(), false),
             exclude_set: LazySet::new(excludes.to_vec(), ignore_case),
             default_set: default_excludes.then(|| LazySet::new(self::default_excludes(), true)),
+            secret_set: default_excludes.then(|| {
+                let globs = DEFAULT_EXCLUDED_FILES
+                    .iter()
+                    .map(|name| format!("**/{name}"));
+                LazySet::new(globs.collect(), true)
+            }),
         }
     }
 
@@ -244,6 +276,23 @@ impl Selector {
         } else {
             self.selects(path)
         }
+    }
+
+    /// Whether `path` is hidden only because it lies in one of the [`REBUILT_DIRECTORIES`]
+    /// (the path or an ancestor so named, without regard to case, as the built-in excludes
+    /// match): such an entry may travel with the tree holding it, or go with it. Never for a
+    /// path an operator exclude matches, a credential the built-in file excludes name, or
+    /// anything when the built-in excludes are off.
+    pub fn hidden_rebuilt(&self, path: &str) -> bool {
+        let Some(secrets) = &self.secret_set else {
+            return false;
+        };
+        path.split('/').any(|segment| {
+            REBUILT_DIRECTORIES
+                .iter()
+                .any(|name| segment.eq_ignore_ascii_case(name))
+        }) && !self.exclude_set.is_match(path)
+            && !secrets.is_match(path)
     }
 
     /// An operator exclude (case-sensitive but on macOS and Windows) or a built-in
@@ -292,6 +341,31 @@ mod tests {
     fn sel(includes: &[&str], excludes: &[&str], defaults: bool) -> Selector {
         let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         Selector::new(&v(includes), &v(excludes), defaults)
+    }
+
+    #[test]
+    fn caches_and_dependencies_are_hidden_rebuilt_secrets_and_repositories_are_not() {
+        let s = sel(&["**"], &["**/private/**"], true);
+        for path in [
+            "pkg/__pycache__",
+            "pkg/__pycache__/m.pyc",
+            "web/node_modules/a/index.js",
+            "x/NODE_MODULES/y",
+            "a/.venv/lib/site.py",
+        ] {
+            assert!(s.hidden_rebuilt(path), "{path}");
+        }
+        for path in [
+            "pkg/.git/HEAD",
+            "pkg/.cargo/credentials.toml",
+            "pkg/__pycache__/.env",
+            "web/node_modules/x/key.pem",
+            "private/node_modules/a.js",
+            "pkg/mod.py",
+        ] {
+            assert!(!s.hidden_rebuilt(path), "{path}");
+        }
+        assert!(!sel(&["**"], &[], false).hidden_rebuilt("pkg/__pycache__/m.pyc"));
     }
 
     #[test]
