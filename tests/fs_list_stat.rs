@@ -86,8 +86,11 @@ fn only_what_the_selector_serves_is_shown() {
     assert_eq!(list(&mut server, "docs"), "guide.md");
 }
 
+/// Links are listed as links (`@`, as `ls -F` marks them), whatever they lead to, never as
+/// their targets; a root that follows links lists what they lead to inside it, and the ptc
+/// listing keeps leaving them out.
 #[test]
-fn symbolic_links_are_not_shown() {
+fn symbolic_links_are_shown_as_links() {
     let outside = Tree::new().file("secret.txt", "outside\n");
     let tree = Tree::new()
         .file("real.txt", "x")
@@ -97,7 +100,28 @@ fn symbolic_links_are_not_shown() {
         .symlink("out", outside.path())
         .symlink("dangling", "nowhere");
     let mut server = fs_server(&tree);
-    assert_eq!(list(&mut server, "."), "real.txt\nsub/");
+    assert_eq!(
+        list(&mut server, "."),
+        "alias.txt@\ndangling@\nout@\nreal.txt\nsub/\nsubalias@"
+    );
+    // A link is what read, stat and delete then name.
+    assert_eq!(
+        fs_error(&mut server, "fs_read", json!({"path": "alias.txt"})),
+        "'alias.txt' is a symbolic link, which this root does not follow (links are followed only with --follow-symlinks, and only while they stay inside the root)"
+    );
+    let mut server = fs_server_with(&tree, &["--follow-symlinks"]);
+    assert_eq!(
+        list(&mut server, "."),
+        "alias.txt\nreal.txt\nsub/\nsubalias/"
+    );
+    let mut server = fs_server_with(&tree, &["--tools", "ptc"]);
+    let listed = server
+        .call_result("list_directory", json!({"path": ""}))
+        .to_string();
+    assert!(
+        !listed.contains("alias") && !listed.contains("dangling"),
+        "{listed}"
+    );
 }
 
 #[test]

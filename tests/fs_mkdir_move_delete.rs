@@ -770,9 +770,15 @@ fn package_tree() -> Tree {
     Tree::new()
         .file("pkg/__init__.py", "")
         .file("pkg/mod.py", "def f():\n    return 1\n")
-        .file("pkg/__pycache__/mod.cpython-311.pyc", b"\xa7\r\r\n\0\0\0\0bytecode")
+        .file(
+            "pkg/__pycache__/mod.cpython-311.pyc",
+            b"\xa7\r\r\n\0\0\0\0bytecode",
+        )
         .file("pkg/.pytest_cache/v/cache/lastfailed", "{}\n")
-        .file("pkg/web/node_modules/left-pad/index.js", "module.exports = 1;\n")
+        .file(
+            "pkg/web/node_modules/left-pad/index.js",
+            "module.exports = 1;\n",
+        )
         .file("pkg/web/app.js", "require('left-pad');\n")
         .dir("lib")
 }
@@ -868,7 +874,11 @@ fn secrets_excluded_caches_and_repositories_do_not_travel() {
             &[],
             "pkg/web/node_modules/x/key.pem",
         ),
-        (package_tree(), &["--exclude", "**/node_modules"], "pkg/web/node_modules"),
+        (
+            package_tree(),
+            &["--exclude", "**/node_modules"],
+            "pkg/web/node_modules",
+        ),
         (
             package_tree().file("pkg/.git/HEAD", "ref: main\n"),
             &[],

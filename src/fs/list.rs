@@ -17,7 +17,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Observer,
         "list",
         "List a directory",
-        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/'; a cut answer says which after continues it. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
+        "Lists the entries directly inside a directory under the root, sorted, one per line, directories marked with a trailing '/', symbolic links with '@'; a cut answer says which after continues it. An empty directory answers '(empty directory)'. Use glob to find files at any depth.",
         object_schema(
             vec![
                 ("path", json!({"type": "string", "default": "."})),
@@ -71,6 +71,7 @@ impl Fs {
                 let line = match entry.kind {
                     EntryKind::Directory => format!("{name}/"),
                     EntryKind::File => name.into_owned(),
+                    EntryKind::Link => format!("{name}@"),
                 };
                 used += escaped_len(&line) + 2;
                 if used > budget {

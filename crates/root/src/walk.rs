@@ -81,14 +81,19 @@ pub enum EntryKind {
     File,
     /// A directory holding at least one served file at some depth.
     Directory,
+    /// A symbolic link whose own path is selected, not followed: only in the model-facing
+    /// listing ([`Root::list_with`] with `selected_directories`) of a root that does not follow
+    /// links.
+    Link,
 }
 
 impl EntryKind {
-    /// `"file"` or `"directory"`, as items and state digests spell it.
+    /// `"file"`, `"directory"` or `"symlink"`, as items and state digests spell them.
     pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::File => "file",
             EntryKind::Directory => "directory",
+            EntryKind::Link => "symlink",
         }
     }
 }
@@ -431,6 +436,13 @@ impl Root {
                     EntryKind::Directory
                 }
                 FileType::RegularFile if self.serves_file(&entry) => EntryKind::File,
+                // A link the model-facing tools can name (read says to follow it, delete
+                // removes it) is listed as one rather than left out in silence.
+                FileType::Symlink
+                    if selected_directories && self.selector.selects(entry.child.as_str()) =>
+                {
+                    EntryKind::Link
+                }
                 _ => continue,
             };
             // Every entry listed counts against --max-files, a directory as well as a file.
