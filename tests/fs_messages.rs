@@ -333,25 +333,30 @@ fn refusals_that_point_at_another_tool_use_its_published_name() {
     );
 }
 
-/// A file whose one line is longer than one answer holds at the default result limit.
-fn one_long_line() -> Tree {
-    Tree::new().file("wide.txt", format!("{}\n", "w".repeat(60_000)))
+/// A file over 8 MiB (read from its end, not counted) whose last line is `width` bytes: the
+/// one place a line too long for an answer is still named rather than shown in part.
+fn one_long_line(width: usize) -> Tree {
+    let mut text = "x\n".repeat(4_500_000);
+    text.push_str(&"w".repeat(width));
+    text.push('\n');
+    Tree::new().file("wide.txt", text)
 }
 
-/// The notice `read` gives for `wide.txt` on a server started with `args`, through `tool`.
+/// The notice `read` gives for the last line of `wide.txt` on a server started with `args`,
+/// through `tool`.
 fn long_line_notice(tree: &Tree, args: &[&str], tool: &str) -> String {
     let mut all = args.to_vec();
     all.extend(["--include", "**"]);
     let mut server = Server::start(tree.path(), &all);
-    fs_text(&mut server, tool, json!({"path": "wide.txt"}))
+    fs_text(&mut server, tool, json!({"path": "wide.txt", "offset": -1}))
 }
 
 #[test]
 fn the_long_line_notice_names_the_result_limit_and_only_published_tools() {
-    let tree = one_long_line();
+    let tree = one_long_line(60_000);
     let notice = |instead: &str| {
         format!(
-            "[line 1 of 1 total does not fit, as one answer holds at most 48000 bytes (the result limit); {instead}, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
+            "[line -1 does not fit, as one answer holds at most 48000 bytes (the result limit); {instead}, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
         )
     };
     for (args, tool, instead) in [
@@ -383,14 +388,14 @@ fn the_long_line_notice_names_the_result_limit_and_only_published_tools() {
         );
     }
     // At its largest value the limit is not offered to be raised.
-    let wider = Tree::new().file("wide.txt", format!("{}\n", "w".repeat(1_100_000)));
+    let wider = one_long_line(1_100_000);
     assert_eq!(
         long_line_notice(
             &wider,
             &["--tools", "fs", "--max-result-bytes", "1048576"],
             "fs_read"
         ),
-        "[line 1 of 1 total does not fit, as one answer holds at most 1048576 bytes (the result limit); find what you need in it with fs_grep]"
+        "[line -1 does not fit, as one answer holds at most 1048576 bytes (the result limit); find what you need in it with fs_grep]"
     );
 }
 

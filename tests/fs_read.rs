@@ -411,15 +411,28 @@ fn check_window(text: &str, lines: &[String]) -> String {
     footer.to_owned()
 }
 
+/// Checks a whole read cut short (its first lines, as they are, then the footer) against the
+/// file's lines and returns its footer.
+fn check_whole(text: &str, lines: &[String]) -> String {
+    let (body, footer) = text.rsplit_once("\n[").expect("a footer");
+    let footer = format!("[{footer}");
+    let (first, last, total) = continuation(&footer);
+    assert_eq!((first, total), (1, lines.len()));
+    assert_eq!(body, format!("{}\n", lines[..last].join("\n")));
+    footer
+}
+
+/// One format per request: a read without offset or limit answers the text as it is, in part
+/// with a footer when it does not fit; never numbered lines.
 #[test]
-fn a_file_larger_than_one_answer_returns_its_first_window_within_the_budget() {
+fn a_file_larger_than_one_answer_returns_its_first_lines_as_they_are_within_the_budget() {
     let (tree, lines) = big_tree();
     let mut server = fs_server(&tree);
     let result = server.call_result("fs_read", json!({"path": "big.txt"}));
     let size = serde_json::to_string(&result).expect("serialize").len();
     assert!(size <= 48_000, "a result of {size} bytes");
     let text = result["content"][0]["text"].as_str().expect("text");
-    let footer = check_window(text, &lines);
+    let footer = check_whole(text, &lines);
     let (first, last, _) = continuation(&footer);
     assert_eq!(first, 1);
     assert!(last > 100, "a useful window: {footer}");
@@ -446,7 +459,7 @@ fn a_smaller_result_budget_gives_a_smaller_window() {
     let wide = read(&mut server, json!({"path": "big.txt"}));
     let mut server = fs_server(&tree);
     let narrow = read(&mut server, json!({"path": "big.txt"}));
-    let last = |t: &str| continuation(&check_window(t, &lines)).1;
+    let last = |t: &str| continuation(&check_whole(t, &lines)).1;
     assert!(
         last(&wide) > last(&narrow),
         "{} vs {}",
@@ -626,12 +639,30 @@ fn a_negative_offset_with_a_limit_reads_that_many_lines_from_there() {
                 json!({"path": "empty.txt", "offset": -1}),
                 "'empty.txt' has 0 lines; there is no line -1",
             ),
-            // One line longer than an answer: the notice any window gives.
-            (
-                json!({"path": "long.txt", "offset": -1}),
-                "[line 1 of 1 total does not fit, as one answer holds at most 48000 bytes (the result limit); find what you need in it with fs_grep, or raise it with --max-result-bytes (config key limits.max_result_bytes)]",
-            ),
         ],
+    );
+    // One line longer than an answer: the part of it any window gives.
+    let text = read(&mut server, json!({"path": "long.txt", "offset": -1}));
+    assert_long_line_part(&text, 1, 1, 'y', 1, 100_000);
+}
+
+/// Checks the first part of a line longer than one answer: `N<TAB>` and the line's bytes
+/// from `from` (1-based), all `fill`, then `[line N of T total, bytes A-B of L; continue with
+/// offset N and column B+1]`.
+fn assert_long_line_part(text: &str, number: u64, total: u64, fill: char, from: usize, len: usize) {
+    let (body, footer) = text.rsplit_once("\n\n").expect("a footer");
+    let content = body
+        .strip_prefix(&format!("{number}\t"))
+        .unwrap_or_else(|| panic!("not line {number}: {}", &body[..40.min(body.len())]));
+    assert!(content.chars().all(|c| c == fill));
+    let to = from - 1 + content.len();
+    assert!(content.len() > 40_000, "{}", content.len());
+    assert_eq!(
+        footer,
+        format!(
+            "[line {number} of {total} total, bytes {from}-{to} of {len}; continue with offset {number} and column {}]",
+            to + 1
+        )
     );
 }
 
@@ -815,28 +846,18 @@ fn a_large_file_whose_start_the_tail_reaches_is_counted() {
         .file("one.log", &long)
         .file("two.log", format!("{long}\nshort\n"));
     let mut server = fs_server(&tree);
-    let too_long = |line: &str| {
-        format!(
-            "[line {line} does not fit, as one answer holds at most 48000 bytes (the result limit); find what you need in it with fs_grep, or raise it with --max-result-bytes (config key limits.max_result_bytes)]"
-        )
-    };
+    // Counted from its start, a line longer than an answer is shown in part.
+    let text = read(&mut server, json!({"path": "one.log", "offset": -1}));
+    assert_long_line_part(&text, 1, 1, 'x', 1, 9 << 20);
+    let text = read(&mut server, json!({"path": "two.log", "offset": -2}));
+    assert_long_line_part(&text, 1, 2, 'x', 1, 9 << 20);
     says_each(
         &mut server,
         "fs_read",
-        &[
-            (
-                json!({"path": "one.log", "offset": -1}),
-                &too_long("1 of 1 total"),
-            ),
-            (
-                json!({"path": "two.log", "offset": -1}),
-                "-1\tshort\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]",
-            ),
-            (
-                json!({"path": "two.log", "offset": -2}),
-                &too_long("1 of 2 total"),
-            ),
-        ],
+        &[(
+            json!({"path": "two.log", "offset": -1}),
+            "-1\tshort\n\n[lines -1 to -1 of a file over 8 MiB, counted from its end; earlier lines: offset -2, limit 1]",
+        )],
     );
 }
 
@@ -1049,7 +1070,9 @@ fn several_files_share_one_answer_budget() {
         "{} bytes",
         text.len()
     );
-    assert!(text.starts_with("==> a-short.txt <==\nshort\n\n==> big-0.txt <==\n1\tline 0001\n"));
+    assert!(
+        text.starts_with("==> a-short.txt <==\nshort\n\n==> big-0.txt <==\nline 0001\nline 0002\n")
+    );
     let mut shown = Vec::new();
     for n in 0..10 {
         let header = format!("==> big-{n}.txt <==\n");
@@ -1062,24 +1085,139 @@ fn several_files_share_one_answer_budget() {
             .map(|i| &part[i + 2..])
             .expect("a cut part has a footer");
         let footer = &footer[..footer.find(']').expect("footer end") + 1];
-        assert!(
-            footer.ends_with(
-                "of 1000 total; the file is larger than one answer: continue with offset "
-            ) || footer.contains("continue with offset"),
-            "{footer}"
-        );
         let last: u64 = footer["[lines 1-".len()..]
             .split(' ')
             .next()
             .and_then(|n| n.parse().ok())
             .expect("last line shown");
+        assert_eq!(
+            footer,
+            format!(
+                "[lines 1-{last} of 1000 total; the file is larger than one answer: continue with offset {}]",
+                last + 1
+            )
+        );
+        // The part is the file's first lines, as they are.
+        let body: String = (1..=last).map(|n| format!("line {n:04}\n")).collect();
+        assert!(part.starts_with(&body), "big-{n}");
         shown.push(last);
     }
     // Every big file gets a fair share: none is starved.
     let least = *shown.iter().min().expect("ten parts");
     let most = *shown.iter().max().expect("ten parts");
     assert!(
-        least >= 250 && most - least <= 20,
+        least >= 350 && most - least <= 40,
         "lines shown per file: {shown:?}"
+    );
+}
+
+/// A line longer than any answer is read in parts by following `column`: the parts joined are
+/// the line's exact text, each cut at a character, and grep's `match at byte M` is a column.
+#[test]
+fn a_long_line_is_read_in_parts_by_column() {
+    // Minified code: one 300 KB line of mixed one-, two- and three-byte characters.
+    let unit = "var x=1;é€;";
+    let line: String = unit.repeat(300_000 / unit.len());
+    let tree = Tree::new()
+        .file("min.js", format!("{line}\nnext line\n"))
+        .file("crlf.txt", "short\r\nlast\r\n");
+    let mut server = fs_server(&tree);
+    // The whole read shows the line's first part, as it is (no number).
+    let text = read(&mut server, json!({"path": "min.js"}));
+    let (first, footer) = text.rsplit_once("\n\n").expect("a footer");
+    assert!(
+        line.starts_with(first) && first.len() > 40_000,
+        "{}",
+        first.len()
+    );
+    assert_eq!(
+        footer,
+        format!(
+            "[line 1 of 2 total, bytes 1-{} of {}; continue with offset 1 and column {}]",
+            first.len(),
+            line.len(),
+            first.len() + 1
+        )
+    );
+    // Following the footers gives the line back, byte for byte.
+    let mut joined = first.to_owned();
+    let mut column = first.len() + 1;
+    let mut parts = 1;
+    loop {
+        let text = read(
+            &mut server,
+            json!({"path": "min.js", "offset": 1, "column": column}),
+        );
+        let (body, footer) = text.rsplit_once("\n\n").expect("a footer");
+        let part = body.strip_prefix("1\t").expect("line 1");
+        joined.push_str(part);
+        parts += 1;
+        let to = column - 1 + part.len();
+        let place = format!("[line 1 of 2 total, bytes {column}-{to} of {}", line.len());
+        assert!(footer.starts_with(&place), "{footer} vs {place}");
+        match footer.strip_suffix(&format!("; continue with offset 1 and column {}]", to + 1)) {
+            Some(_) => column = to + 1,
+            None => {
+                assert_eq!(footer, format!("{place}; the next line is offset 2]"));
+                break;
+            }
+        }
+        assert!(parts < 20, "too many parts");
+    }
+    assert_eq!(joined, line);
+    assert!(parts >= 6, "{parts} parts");
+    // A column inside a character starts at the next one.
+    let inside = unit.find('é').expect("é") + 2;
+    let text = read(
+        &mut server,
+        json!({"path": "min.js", "offset": 1, "column": inside}),
+    );
+    assert!(text.starts_with("1\t€;var x=1;"), "{}", &text[..20]);
+    assert!(
+        text.contains(&format!("bytes {}-", inside + 1)),
+        "{}",
+        &text[text.len() - 120..]
+    );
+    // A short line from a column: the rest of it, without its \r.
+    assert_eq!(
+        read(
+            &mut server,
+            json!({"path": "crlf.txt", "offset": 1, "column": 3})
+        ),
+        "1\tort\n\n[line 1 of 2 total, bytes 3-5 of 5; the next line is offset 2]"
+    );
+    assert_eq!(
+        read(
+            &mut server,
+            json!({"path": "crlf.txt", "offset": 2, "column": 10})
+        ),
+        "'crlf.txt' line 2 has 4 bytes; column 10 is past its end"
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_read",
+            json!({"path": "crlf.txt", "column": 2})
+        ),
+        "column needs offset, the number of the line it lies in (counted from 1)"
+    );
+    assert_eq!(
+        fs_error(
+            &mut server,
+            "fs_read",
+            json!({"path": "crlf.txt", "offset": -1, "column": 2})
+        ),
+        "column needs offset, the number of the line it lies in (counted from 1)"
+    );
+    // grep's window of a long line names the match's byte; read goes there.
+    let found = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "var x=1;é€;var", "glob": "min.js"}),
+    );
+    assert!(
+        found.contains("match at byte 1]"),
+        "{}",
+        &found[found.len() - 80..]
     );
 }

@@ -55,6 +55,7 @@ fn signatures() -> Vec<(&'static str, Vec<Param>, Vec<&'static str>)> {
                 optional("paths", "array", None),
                 optional("offset", "integer", None),
                 ranged(optional("limit", "integer", None), 1, None),
+                ranged(optional("column", "integer", None), 1, None),
             ],
             vec![],
         ),

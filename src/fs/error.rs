@@ -86,6 +86,9 @@ pub enum FsError {
         "offset 0 names no line; offsets count from 1 (the first line), or from -1 (the last line) backwards"
     )]
     OffsetZero,
+    /// A `read` column without the (positive) offset of the line it lies in.
+    #[error("column needs offset, the number of the line it lies in (counted from 1)")]
+    ColumnWithoutOffset,
     /// A `read` offset beyond what a JSON number carries exactly.
     #[error("offset must lie between -{max} and {max}", max = crate::config::limits::MAX_SAFE_INTEGER)]
     OffsetRange,

@@ -33,7 +33,7 @@ pub(super) fn tool() -> Tool<Fs> {
         Kind::Observer,
         "read",
         "Read a file",
-        "Reads a UTF-8 text file under the root. Without offset or limit: the whole text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text' and a footer saying how to continue; strip the numbers before quoting text to edit. A PNG, JPEG, GIF or WebP file comes back as an image. paths reads several files, each under '==> path <=='.",
+        "Reads a UTF-8 text file under the root. Without offset or limit: the text (exact characters, one leading byte-order mark dropped, line endings kept), which edit can match. With offset (1-based line; negative counts from the end, -50 = the last 50 lines) and/or limit: numbered lines 'N<TAB>text'; strip the numbers before quoting text to edit. A part too large for one answer ends with a footer saying how to continue; column (with offset) reads a long line from a byte. Images come back as images. paths reads several files, each under '==> path <=='.",
         object_schema(
             vec![
                 ("path", json!({"type": "string"})),
@@ -43,6 +43,7 @@ pub(super) fn tool() -> Tool<Fs> {
                 ),
                 ("offset", json!({"type": "integer"})),
                 ("limit", json!({"type": "integer", "minimum": 1})),
+                ("column", json!({"type": "integer", "minimum": 1})),
             ],
             &[],
         ),
@@ -52,7 +53,19 @@ pub(super) fn tool() -> Tool<Fs> {
 
 fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
     let offset = Offset::read(arguments.get("offset"))?;
-    let limit = arguments.get("limit").and_then(positive_safe_integer);
+    let mut limit = arguments.get("limit").and_then(positive_safe_integer);
+    let column = arguments.get("column").and_then(positive_safe_integer);
+    if column.is_some() {
+        if !matches!(offset, Some(Offset::Line(_))) {
+            return Err(FsError::ColumnWithoutOffset);
+        }
+        // A column reads on within one line.
+        limit = Some(1);
+    }
+    let offset = offset.map(|offset| match (offset, column) {
+        (Offset::Line(line), Some(column)) => Offset::Column(line, column),
+        (offset, _) => offset,
+    });
     let paths = arguments.get("paths").and_then(Value::as_array);
     match (arguments.get("path"), paths) {
         (Some(_), Some(_)) => return Err(FsError::PathAndPaths),
@@ -79,6 +92,8 @@ fn run(fs: &Fs, arguments: &Map<String, Value>) -> Result<ToolOutput, FsError> {
 pub(super) enum Offset {
     /// At this line (1-based).
     Line(u64),
+    /// At this byte (1-based) of this line (1-based): part of one long line.
+    Column(u64, u64),
     /// This many lines before the end (1: the last line).
     FromEnd(u64),
 }
@@ -143,6 +158,14 @@ impl Fs {
             Some(Offset::Line(first)) => {
                 self.read_lines(given, &file, Some(window(first)), None, budget)?
             }
+            Some(Offset::Column(first, column)) => {
+                let window = Window {
+                    // Past what an index holds is past any line's end.
+                    column: Some(usize::try_from(column - 1).unwrap_or(usize::MAX)),
+                    ..window(first)
+                };
+                self.read_lines(given, &file, Some(window), None, budget)?
+            }
             Some(Offset::FromEnd(back)) => self.read_from_end(given, &file, back, limit, budget)?,
         };
         Ok((answer, None))
@@ -205,11 +228,17 @@ impl Fs {
         budget: u64,
     ) -> Result<FsAnswer, FsError> {
         let whole = window.is_none();
-        let Window { first, last } = window.unwrap_or(Window {
+        let Window {
+            first,
+            last,
+            column,
+        } = window.unwrap_or(Window {
             first: 1,
             last: u64::MAX,
+            column: None,
         });
         let mut scan = Scan::new(budget, whole, first, last, 0);
+        scan.column = column;
         feed(given, file, 0, &mut scan, false)?;
         file.ensure_unchanged()?;
         let digest = scan.digest();
@@ -237,11 +266,12 @@ impl Fs {
     }
 }
 
-/// Lines `first ..= last` (1-based).
+/// Lines `first ..= last` (1-based), line `first` from byte `column` (0-based) when given.
 #[derive(Debug, Clone, Copy)]
 struct Window {
     first: u64,
     last: u64,
+    column: Option<usize>,
 }
 
 impl Window {
@@ -252,6 +282,7 @@ impl Window {
             last: limit
                 .map(|l| first.saturating_add(l - 1))
                 .unwrap_or(u64::MAX),
+            column: None,
         }
     }
 }
@@ -266,10 +297,15 @@ fn feed(
     early: bool,
 ) -> Result<(), FsError> {
     // Lines are cut into pieces of at most one answer's worth; a longer line is still hashed
-    // and checked in full, but only its first piece is kept.
+    // and checked in full, but only one piece is kept: from its start, or from the column
+    // asked for on the window's first line.
     let keep = scan.budget as usize + 8;
     let mut line: Vec<u8> = Vec::new();
     let mut truncated = false;
+    // Bytes of the current line seen so far, its last byte, and where its kept piece starts.
+    let mut seen = 0usize;
+    let mut last_byte = 0u8;
+    let mut kept_from = scan.keep_from(scan.lines + 1);
     let mut utf8 = Utf8Stream::default();
     let mut block = vec![0u8; BLOCK];
     let mut offset = from;
@@ -289,20 +325,42 @@ fn feed(
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(n)) {
             let piece = &bytes[start..end];
+            // The part of this piece at or after `from` in its line.
+            let skip = kept_from.saturating_sub(seen).min(piece.len());
+            seen += piece.len();
+            if let Some(&byte) = piece.last() {
+                last_byte = byte;
+            }
+            let mut piece = &piece[skip..];
+            // A piece that starts inside a character starts at the next one.
+            if kept_from > 0 && line.is_empty() && !piece.is_empty() {
+                let inside = piece
+                    .iter()
+                    .take(3)
+                    .take_while(|&&b| b & 0xC0 == 0x80)
+                    .count();
+                piece = &piece[inside..];
+                kept_from += inside;
+            }
             let room = keep.saturating_sub(line.len());
             line.extend_from_slice(&piece[..piece.len().min(room)]);
             truncated |= piece.len() > room;
             if end < n {
-                scan.take(&line_text(&line), true, truncated);
+                // A line's length leaves out the `\r` of a CRLF ending, as shown lines do.
+                let len = seen - usize::from(last_byte == b'\r' && seen > 0);
+                scan.take(&line_text(&line), true, truncated, kept_from, len);
                 line.clear();
                 truncated = false;
+                seen = 0;
+                last_byte = 0;
+                kept_from = scan.keep_from(scan.lines + 1);
             }
             start = end + 1;
         }
     }
     utf8.finish().map_err(|_| not_text())?;
-    if !line.is_empty() || truncated {
-        scan.take(&line_text(&line), false, truncated);
+    if seen > 0 || truncated {
+        scan.take(&line_text(&line), false, truncated, kept_from, seen);
     }
     Ok(())
 }
@@ -313,19 +371,42 @@ struct Scan {
     whole: bool,
     first: u64,
     last: u64,
+    /// Where line `first` of a window starts to be shown (a 0-based byte; `column` less one).
+    column: Option<usize>,
     hasher: sha2::Sha256,
     lines: u64,
-    /// The whole text so far, while it fits the budget, and its escaped size.
-    whole_text: Option<String>,
+    /// The whole text so far, as long as whole lines fit the budget, its escaped size, the
+    /// lines it holds, and whether a line did not fit.
+    whole_text: String,
     whole_bytes: u64,
+    whole_lines: u64,
+    whole_cut: bool,
+    /// Length and lines of the whole text at the last line after which a footer still fits.
+    whole_safe: (usize, u64),
     /// Numbered window lines that fit, and whether the window was cut by the budget.
     window: Vec<String>,
     window_bytes: u64,
     cut: bool,
+    /// The part of one line shown when the line is longer than an answer, or from a column.
+    piece: Option<Piece>,
+    /// The byte length of line `first` of a window, once seen.
+    first_len: Option<usize>,
     /// What is added to a line's count to number it: 0, or a negative shift that numbers
     /// lines from the end.
     shift: i64,
 }
+
+/// Part of one line: bytes `from..to` of its `len` (0-based, `to` exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    number: u64,
+    from: usize,
+    to: usize,
+    len: usize,
+}
+
+/// What a footer needs beside the lines: room kept for it in every budget.
+const FOOTER_ROOM: u64 = 200;
 
 impl Scan {
     fn new(budget: u64, whole: bool, first: u64, last: u64, shift: i64) -> Scan {
@@ -334,20 +415,34 @@ impl Scan {
             whole,
             first,
             last,
+            column: None,
             shift,
             hasher: <sha2::Sha256 as sha2::Digest>::new(),
             lines: 0,
-            whole_text: whole.then(String::new),
+            whole_text: String::new(),
             whole_bytes: 0,
+            whole_lines: 0,
+            whole_cut: false,
+            whole_safe: (0, 0),
             window: Vec::new(),
             window_bytes: 0,
             cut: false,
+            piece: None,
+            first_len: None,
         }
     }
 
     /// Whether a window read has all it will show (its last line, or cut by the budget).
     fn complete(&self) -> bool {
         !self.whole && (self.cut || self.lines >= self.last)
+    }
+
+    /// The byte of line `number` its kept piece starts at.
+    fn keep_from(&self, number: u64) -> usize {
+        match self.column {
+            Some(column) if !self.whole && number == self.first => column,
+            _ => 0,
+        }
     }
 
     fn hasher_update(&mut self, bytes: &[u8]) {
@@ -358,46 +453,120 @@ impl Scan {
         crate::digest::hex(&sha2::Digest::finalize(self.hasher.clone()))
     }
 
-    /// Takes one line: its content (without `\n`), whether a `\n` ended it, and whether its
-    /// content was cut to one answer's worth.
-    fn take(&mut self, content: &str, newline: bool, truncated: bool) {
+    /// Takes one line: the content kept (without `\n`, from byte `from` of the line), whether
+    /// a `\n` ended it, whether the content was cut to one answer's worth, and the line's
+    /// whole length in bytes.
+    fn take(&mut self, content: &str, newline: bool, truncated: bool, from: usize, len: usize) {
         self.lines += 1;
         let number = self.lines;
-        if let Some(text) = &mut self.whole_text {
-            let cost = escaped_len(content) + u64::from(newline) * 2;
-            if !truncated && self.whole_bytes + cost <= self.budget {
-                self.whole_bytes += cost;
-                text.push_str(content);
-                if newline {
-                    text.push('\n');
-                }
-            } else {
-                self.whole_text = None;
-            }
+        if self.whole {
+            self.take_whole(content, newline, truncated, len);
+            return;
         }
-        // A whole read that overflows falls back to the first window, so collect it too.
-        let in_window = if self.whole {
-            true
+        if number == self.first {
+            self.first_len = Some(len);
+        }
+        if number < self.first || number > self.last || self.cut {
+            return;
+        }
+        // A line's `\r` before its `\n` is not shown (nor counted in `len`).
+        let content = if truncated {
+            content
         } else {
-            number >= self.first && number <= self.last
+            content.strip_suffix('\r').unwrap_or(content)
         };
-        if in_window && !self.cut {
-            let content = content.strip_suffix('\r').unwrap_or(content);
-            let content = if number == 1 && self.shift == 0 {
-                content.strip_prefix('\u{feff}').unwrap_or(content)
-            } else {
-                content
-            };
-            let shown = format!("{}\t{content}", number as i64 + self.shift);
-            // The joining newline travels escaped, as two bytes.
-            let cost = escaped_len(&shown) + 2;
-            if !truncated && self.window_bytes + cost + 120 <= self.budget {
-                self.window_bytes += cost;
-                self.window.push(shown);
-            } else {
-                self.cut = true;
+        let content = if number == 1 && self.shift == 0 && from == 0 {
+            content.strip_prefix('\u{feff}').unwrap_or(content)
+        } else {
+            content
+        };
+        let label = number as i64 + self.shift;
+        let shown = format!("{label}\t{content}");
+        // The joining newline travels escaped, as two bytes.
+        let cost = escaped_len(&shown) + 2;
+        if !truncated && self.window_bytes + cost + FOOTER_ROOM <= self.budget {
+            self.window_bytes += cost;
+            self.window.push(shown);
+            if from > 0 {
+                let to = from + content.len();
+                self.piece = Some(Piece {
+                    number,
+                    from,
+                    to,
+                    len,
+                });
             }
+            return;
         }
+        self.cut = true;
+        // A first line too long for any answer (or the rest of it from a column) is shown in
+        // part, with where the part lies; counted from the end, it is named instead.
+        if self.window.is_empty() && self.shift == 0 {
+            let room = self
+                .budget
+                .saturating_sub(FOOTER_ROOM + escaped_len(&format!("{label}\t")));
+            let part = fitting(content, room);
+            self.window.push(format!("{label}\t{part}"));
+            let to = from + part.len();
+            self.piece = Some(Piece {
+                number,
+                from,
+                to,
+                len,
+            });
+        }
+    }
+
+    /// Takes one line of a whole read: appended while whole lines fit; a first line too long
+    /// for the answer is kept in part.
+    fn take_whole(&mut self, content: &str, newline: bool, truncated: bool, len: usize) {
+        if self.whole_cut {
+            return;
+        }
+        let cost = escaped_len(content) + u64::from(newline) * 2;
+        if !truncated && self.whole_bytes + cost <= self.budget {
+            self.whole_bytes += cost;
+            self.whole_lines += 1;
+            self.whole_text.push_str(content);
+            if newline {
+                self.whole_text.push('\n');
+            }
+            // The last place the text may be cut and still leave room for a footer.
+            if self.whole_bytes + FOOTER_ROOM <= self.budget {
+                self.whole_safe = (self.whole_text.len(), self.whole_lines);
+            }
+            return;
+        }
+        self.whole_cut = true;
+        // A footer follows, so the text ends where it leaves room for one.
+        let (safe_len, safe_lines) = self.whole_safe;
+        if safe_lines > 0 {
+            self.whole_text.truncate(safe_len);
+            self.whole_lines = safe_lines;
+            return;
+        }
+        // Not even the first line leaves room for one: a part of the first line.
+        let (first_line, len) = if self.whole_lines == 0 {
+            (content.to_owned(), len)
+        } else {
+            let line = self
+                .whole_text
+                .split('\n')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            let len = line.len();
+            (line, len)
+        };
+        let part = fitting(&first_line, self.budget.saturating_sub(FOOTER_ROOM));
+        self.whole_text = part.to_owned();
+        self.whole_lines = 0;
+        self.piece = Some(Piece {
+            number: 1,
+            from: 0,
+            to: part.len(),
+            len,
+        });
     }
 
     /// The answer's text; a line too long for any window names `max_result_bytes` and the
@@ -410,31 +579,94 @@ impl Scan {
         max_result_bytes: u64,
         published: &Published,
     ) -> String {
-        if whole && let Some(text) = self.whole_text {
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            return text.to_owned();
-        }
         let total = self.lines;
-        if !whole && first > total {
+        if whole {
+            let text = self.whole_text;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            if !self.whole_cut {
+                return text.to_owned();
+            }
+            if let Some(piece) = self.piece {
+                return format!("{text}\n\n{}", piece.footer(total));
+            }
+            let shown = self.whole_lines;
+            return format!(
+                "{text}\n[lines 1-{shown} of {total} total; the file is larger than one answer: continue with offset {}]",
+                shown + 1
+            );
+        }
+        if first > total {
             return format!("'{given}' has {total} lines; offset {first} is past the end");
         }
-        let start = if whole { 1 } else { first };
+        if let (Some(column), Some(len)) = (self.column, self.first_len)
+            && column >= len.max(1)
+        {
+            return format!(
+                "'{given}' line {first} has {len} bytes; column {} is past its end",
+                column + 1
+            );
+        }
         let shown = self.window.len() as u64;
         if shown == 0 {
-            let what = format!("line {start} of {total} total does not fit");
+            let what = format!("line {first} of {total} total does not fit");
             return too_long(what, max_result_bytes, published);
         }
-        let end = start + shown - 1;
-        let footer = if self.cut {
-            format!(
-                "[lines {start}-{end} of {total} total; the file is larger than one answer: continue with offset {}]",
-                end + 1
-            )
-        } else {
-            format!("[lines {start}-{end} of {total} total]")
+        let footer = match self.piece {
+            Some(piece) => piece.footer(total),
+            None => {
+                let end = first + shown - 1;
+                if self.cut {
+                    format!(
+                        "[lines {first}-{end} of {total} total; the file is larger than one answer: continue with offset {}]",
+                        end + 1
+                    )
+                } else {
+                    format!("[lines {first}-{end} of {total} total]")
+                }
+            }
         };
         format!("{}\n\n{footer}", self.window.join("\n"))
     }
+}
+
+impl Piece {
+    /// Where the part lies in its line, and how to read on: `[line N of T total, bytes A-B of
+    /// L; continue with offset N and column B+1]` (1-based, inclusive).
+    fn footer(self, total: u64) -> String {
+        let Piece {
+            number,
+            from,
+            to,
+            len,
+        } = self;
+        let place = format!(
+            "line {number} of {total} total, bytes {}-{to} of {len}",
+            from + 1
+        );
+        if to < len {
+            format!(
+                "[{place}; continue with offset {number} and column {}]",
+                to + 1
+            )
+        } else if number < total {
+            format!("[{place}; the next line is offset {}]", number + 1)
+        } else {
+            format!("[{place}]")
+        }
+    }
+}
+
+/// The longest start of `text` whose escaped length is at most `room`, cut at a character.
+fn fitting(text: &str, room: u64) -> &str {
+    let mut used = 0u64;
+    for (at, c) in text.char_indices() {
+        let mut buf = [0u8; 4];
+        used += escaped_len(c.encode_utf8(&mut buf));
+        if used > room {
+            return &text[..at];
+        }
+    }
+    text
 }
 
 /// The notice of a window whose first line (`what`) does not fit one answer, naming the
