@@ -130,7 +130,7 @@ fn a_search_stopped_at_max_results_answers_the_first_lines_of_the_whole_search()
             );
             let cut = every.len().min(max as usize);
             prop_assert_eq!(lines_before_notice(&some), every[..cut].to_vec());
-            let said_more = some.contains("; raise max-results to see more]");
+            let said_more = some.contains("raise max-results to see more]");
             prop_assert_eq!(said_more, every.len() > cut, "{}", some);
             Ok(())
         })

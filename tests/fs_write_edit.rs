@@ -770,7 +770,7 @@ fn arguments_in_other_tools_spellings_are_taken_and_misspellings_named() {
         (
             "fs_read",
             json!({"path": "a.txt", "lines": 3}),
-            "'lines' is not an argument of this tool; its arguments are 'path', 'offset', 'limit'",
+            "'lines' is not an argument of this tool; its arguments are 'path', 'paths', 'offset', 'limit', 'column'",
         ),
     ] {
         assert_eq!(
