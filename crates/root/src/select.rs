@@ -41,29 +41,12 @@ pub const DEFAULT_EXCLUDED_DIRECTORIES: [&str; 22] = [
     "node_modules",
 ];
 
-/// The built-in excluded directories that a tool or a build fills and fills again (caches,
-/// virtualenvs, installed dependencies), never kept by hand: hidden as they are, they travel
-/// with a move or copy of the directory holding them and go with its recursive delete.
-/// Version control (`.git`, `.hg`, `.svn`), settings that may hold credentials (`.cargo`,
-/// `.bundle`) and `.terraform` (a backend's settings) are not among them.
-pub const REBUILT_DIRECTORIES: [&str; 16] = [
-    ".elixir_ls",
-    ".gradle",
-    ".mypy_cache",
-    ".next",
-    ".nuxt",
-    ".parcel-cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".tox",
-    ".turbo",
-    ".venv",
-    "__pycache__",
-    "_build",
-    "bower_components",
-    "deps",
-    "node_modules",
-];
+/// The built-in excluded directories that are not rebuilt: version control (a repository's
+/// history), settings that may hold credentials (`.cargo`, `.bundle`) and `.terraform` (a
+/// backend's settings). Every other one is filled and filled again by a tool or a build
+/// (caches, virtualenvs, installed dependencies) and, hidden as it is, travels with a move or
+/// copy of the directory holding it and goes with its recursive delete.
+pub const KEPT_DIRECTORIES: [&str; 6] = [".bundle", ".cargo", ".git", ".hg", ".svn", ".terraform"];
 
 /// File-name globs excluded by default, at any depth: credentials more often than content.
 pub const DEFAULT_EXCLUDED_FILES: [&str; 9] = [
@@ -278,19 +261,21 @@ impl Selector {
         }
     }
 
-    /// Whether `path` is hidden only because it lies in one of the [`REBUILT_DIRECTORIES`]
-    /// (the path or an ancestor so named, without regard to case, as the built-in excludes
-    /// match): such an entry may travel with the tree holding it, or go with it. Never for a
+    /// Whether `path` is hidden only because it lies in a rebuilt directory: one of the
+    /// [`DEFAULT_EXCLUDED_DIRECTORIES`] but the [`KEPT_DIRECTORIES`] is the path or an ancestor
+    /// (by name, without regard to case, as the built-in excludes match). Such an entry may
+    /// travel with the tree holding it, or go with it. Never for a
     /// path an operator exclude matches, a credential the built-in file excludes name, or
     /// anything when the built-in excludes are off.
     pub fn hidden_rebuilt(&self, path: &str) -> bool {
         let Some(secrets) = &self.secret_set else {
             return false;
         };
+        let named = |names: &[&str], segment: &str| {
+            names.iter().any(|name| segment.eq_ignore_ascii_case(name))
+        };
         path.split('/').any(|segment| {
-            REBUILT_DIRECTORIES
-                .iter()
-                .any(|name| segment.eq_ignore_ascii_case(name))
+            named(&DEFAULT_EXCLUDED_DIRECTORIES, segment) && !named(&KEPT_DIRECTORIES, segment)
         }) && !self.exclude_set.is_match(path)
             && !secrets.is_match(path)
     }
