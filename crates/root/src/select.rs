@@ -262,7 +262,7 @@ impl Selector {
     }
 
     /// Whether `path` is hidden only because it lies in a rebuilt directory: one of the
-    /// [`DEFAULT_EXCLUDED_DIRECTORIES`] but the [`KEPT_DIRECTORIES`] is the path or an ancestor
+    /// built-in excluded directories but the `KEPT_DIRECTORIES` is the path or an ancestor
     /// (by name, without regard to case, as the built-in excludes match). Such an entry may
     /// travel with the tree holding it, or go with it. Never for a
     /// path an operator exclude matches, a credential the built-in file excludes name, or
