@@ -79,6 +79,15 @@ pub(super) fn continue_after(position: &str) -> String {
     )
 }
 
+/// A notice's `advice`, led by the `after` that continues the answer when there is a
+/// position to continue from.
+pub(super) fn or_continue(position: Option<&str>, advice: &str) -> String {
+    match position {
+        Some(position) => format!("{}, or {advice}", continue_after(position)),
+        None => advice.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

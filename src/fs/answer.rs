@@ -104,10 +104,8 @@ pub(super) fn no_matches(pattern: &str, path: &str) -> String {
 /// The notice closing an answer that showed `max_results` of what it `counted` and had more;
 /// with `resume`, the `after` that continues it.
 pub(super) fn max_results_stopped(max_results: u64, counted: &str, resume: Option<&str>) -> String {
-    let resume = resume
-        .map(|resume| format!("{}, or ", super::after::continue_after(resume)))
-        .unwrap_or_default();
-    format!("\n\n[stopped at {max_results} {counted}; {resume}raise max-results to see more]")
+    let advice = super::after::or_continue(resume, "raise max-results to see more");
+    format!("\n\n[stopped at {max_results} {counted}; {advice}]")
 }
 
 /// The notice closing an answer cut to fit the result limit (`max_result_bytes`) after `kept`

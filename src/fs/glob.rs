@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::after::continue_after;
+use super::after::or_continue;
 use super::answer::{
     FsAnswer, answer_budget, no_matches, output_stopped, rules_notice, too_deep_notice,
     walk_stopped,
@@ -105,12 +105,8 @@ impl Fs {
                 Err(error) => {
                     // A later page walks what lies before its position too, so it gets past
                     // the deadline, not a ceiling.
-                    let narrow = match &last {
-                        Some(last) if error == RootError::Deadline => {
-                            format!("{}, or {NARROW}", continue_after(last))
-                        }
-                        _ => NARROW.to_owned(),
-                    };
+                    let position = last.as_deref().filter(|_| error == RootError::Deadline);
+                    let narrow = or_continue(position, NARROW);
                     stopped = Some(walk_stopped(error, last.as_deref(), limits, Some(&narrow))?);
                     break;
                 }
@@ -126,14 +122,10 @@ impl Fs {
             // A joining newline travels as two bytes (`\n`).
             let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
             if used + cost > budget {
-                let resume = shown_last.as_deref().map(continue_after);
                 stopped = Some(output_stopped(
                     text.len(),
                     limits.max_result_bytes,
-                    &match resume {
-                        Some(resume) => format!("{resume}, or narrow the pattern or the path"),
-                        None => "narrow the pattern or the path".to_owned(),
-                    },
+                    &or_continue(shown_last.as_deref(), "narrow the pattern or the path"),
                 ));
                 break;
             }

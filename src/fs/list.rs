@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::after::continue_after;
+use super::after::or_continue;
 use super::answer::{FsAnswer, walk_stopped};
 use super::locate::FsPath;
 use super::revision::revisions_value;
@@ -90,16 +90,16 @@ impl Fs {
                         entries.len()
                     ),
                     self.root().limits().max_result_bytes,
-                    {
-                        let glob = self.published.fs("glob");
-                        match shown.len().checked_sub(1) {
-                            Some(last) => format!(
-                                "{}, or find files with {glob} and a narrower pattern",
-                                continue_after(&entries[last].path)
-                            ),
-                            None => format!("find files with {glob} and a narrower pattern"),
-                        }
-                    },
+                    or_continue(
+                        shown
+                            .len()
+                            .checked_sub(1)
+                            .map(|last| entries[last].path.as_str()),
+                        &format!(
+                            "find files with {} and a narrower pattern",
+                            self.published.fs("glob")
+                        ),
+                    ),
                 );
                 text.push_str(&format!("\n\n[{over}]"));
             }

@@ -44,7 +44,7 @@ pub use matcher::Reading;
 use matcher::{Checked, compile};
 use types::FileType;
 
-use super::after::{After, continue_after};
+use super::after::{After, or_continue};
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
     rules_notice, too_deep_notice, walk_stopped,
@@ -245,10 +245,7 @@ impl Fs {
                 text.push_str(&output_stopped(
                     text.len(),
                     self.root().limits().max_result_bytes,
-                    &match answer.resume.as_deref() {
-                        Some(resume) => format!("{}, or {narrow}", continue_after(resume)),
-                        None => narrow.to_owned(),
-                    },
+                    &or_continue(answer.resume.as_deref(), narrow),
                 ));
             }
         }
@@ -278,12 +275,8 @@ impl Fs {
             let narrow = "narrow the path or glob";
             // A later page walks what lies before its position too, so it gets past the
             // deadline, not a ceiling.
-            let narrow = match searched.as_deref() {
-                Some(searched) if error == RootError::Deadline => {
-                    format!("{}, or {narrow}", continue_after(searched))
-                }
-                _ => narrow.to_owned(),
-            };
+            let position = searched.as_deref().filter(|_| error == RootError::Deadline);
+            let narrow = or_continue(position, narrow);
             text.push_str(&walk_stopped(
                 error,
                 searched.as_deref(),
