@@ -803,7 +803,8 @@ impl Drop for Tmpfs {
 /// less free than a tenth of the filesystem (at most 1 GiB), is refused before anything is
 /// written, naming what it needs; a copy that fits is made, and holes cost nothing. Before,
 /// each copy took what it liked until the disk was full (a 1 GiB sparse file became 1 GiB
-/// of disk per call).
+/// of disk per call). `--copy-reserve-bytes` sets the most a copy leaves free: with 0 a copy
+/// may take what is free, never more.
 #[test]
 fn a_copy_leaves_its_filesystem_room() {
     if windows_binary() {
@@ -818,16 +819,23 @@ fn a_copy_leaves_its_filesystem_room() {
     tree.put("d/more.bin", vec![b'm'; 10 << 20]);
     tree.put("small.txt", "small\n");
     make_sparse(tree, "holes/disk.img", 256 << 20, &[0, 128 << 20]);
-    let mut server = fs_server(tree);
+    // The default reserve: this harness's fs servers drop it (NO_COPY_RESERVE).
+    let mut server = Server::start(tree.path(), &["--tools", "fs", "--include", "**"]);
     let (_, total) = disk.space();
     let keeps = (total / 10).min(1 << 30);
-    let refusal = |from: &str, needs: u64, free: u64| {
+    let refusal = |from: &str, needs: u64, free: u64, reserve: &str| {
         format!(
-            "Copying '{from}' would take {needs} bytes of disk where {free} are free, leaving \
-             less than the {keeps} bytes copies keep free (a tenth of the filesystem, at most \
-             1 GiB); free space on the destination's filesystem first, or copy something smaller"
+            "Copying '{from}' would take {needs} bytes of disk where {free} are free{reserve}; \
+             free space on the destination's filesystem first, or copy something smaller"
         )
     };
+    let reserve = |keeps: u64, cap: &str| {
+        format!(
+            ", leaving less than the {keeps} bytes copies keep free (a tenth of the filesystem, \
+             at most {cap})"
+        )
+    };
+    let default = reserve(keeps, "1 GiB");
     let on_disk = |path: &str| blocks(tree, path) * 512;
 
     // Fits, leaving more than the reserve: made.
@@ -850,23 +858,80 @@ fn a_copy_leaves_its_filesystem_room() {
     // Does not fit at all, as a file and as a tree.
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("d/big.bin", "big.bin")),
-        refusal("d/big.bin", on_disk("d/big.bin"), free)
+        refusal("d/big.bin", on_disk("d/big.bin"), free, &default)
     );
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("d", "d2")),
-        refusal("d", on_disk("d/big.bin") + on_disk("d/more.bin"), free)
+        refusal(
+            "d",
+            on_disk("d/big.bin") + on_disk("d/more.bin"),
+            free,
+            &default
+        )
     );
     // Would fit, but would leave less than the reserve.
     assert!(on_disk("d/more.bin") < free && on_disk("d/more.bin") + keeps > free);
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("d/more.bin", "more2.bin")),
-        refusal("d/more.bin", on_disk("d/more.bin"), free)
+        refusal("d/more.bin", on_disk("d/more.bin"), free, &default)
     );
     assert_eq!(
         snapshot(tree.path()),
         before,
         "a refused copy changed the disk"
     );
+    drop(server);
+
+    // A reserve of a few blocks, named in bytes; still more than this copy leaves.
+    let small = free - on_disk("d/more.bin") + 4096;
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "**",
+            "--copy-reserve-bytes",
+            &small.to_string(),
+        ],
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("d/more.bin", "more2.bin")),
+        refusal(
+            "d/more.bin",
+            on_disk("d/more.bin"),
+            free,
+            &reserve(small, &format!("{small} bytes"))
+        )
+    );
+    drop(server);
+
+    // No reserve: what fits is made, what does not is still refused.
+    let mut server = Server::start(
+        tree.path(),
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "**",
+            "--copy-reserve-bytes",
+            "0",
+        ],
+    );
+    assert_eq!(
+        fs_error(&mut server, "fs_copy", cp("d/big.bin", "big.bin")),
+        refusal("d/big.bin", on_disk("d/big.bin"), free, "")
+    );
+    assert_eq!(
+        snapshot(tree.path()),
+        before,
+        "a refused copy changed the disk"
+    );
+    assert_eq!(
+        fs_text(&mut server, "fs_copy", cp("d/more.bin", "more2.bin")),
+        "Copied file 'd/more.bin' to 'more2.bin'"
+    );
+    assert!(same_bytes(tree, "d/more.bin", "more2.bin"));
     assert!(!tree.names("").iter().any(|n| n.starts_with(".fsmcp-")));
     drop(server);
 }
@@ -888,6 +953,8 @@ fn a_copy_past_its_deadline_copies_nothing() {
             "**",
             "--max-call-seconds",
             "1",
+            NO_COPY_RESERVE[0],
+            NO_COPY_RESERVE[1],
         ],
         &[("FSMCP_TEST_FAULT", "fs_copy:slow")],
     );
@@ -934,7 +1001,17 @@ fn an_unreadable_file_copies_nothing() {
         .file("notes/archive/locked.txt", "locked\n")
         .dir("out");
     tree.chmod("notes/archive/locked.txt", 0o000);
-    let Some(mut server) = unprivileged_server(&tree, &["--tools", "fs", "--include", "**"]) else {
+    let Some(mut server) = unprivileged_server(
+        &tree,
+        &[
+            "--tools",
+            "fs",
+            "--include",
+            "**",
+            "--copy-reserve-bytes",
+            "0",
+        ],
+    ) else {
         return;
     };
     // The destination is writable by whoever the server runs as.

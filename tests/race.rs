@@ -88,6 +88,7 @@ impl Layout {
 
     fn server(&self, follow: bool) -> Server {
         let mut args = vec!["--tools", "ptc,fs", "--include", "**"];
+        args.extend_from_slice(&support::fs::NO_COPY_RESERVE);
         if follow {
             args.push("--follow-symlinks");
         }

@@ -111,6 +111,7 @@ impl Fs {
                 needs,
                 free,
                 keeps,
+                cap: self.root().limits().copy_reserve_bytes,
             },
             CopyError::Root(error) => FsError::Root(error),
             CopyError::Failed => FsError::Refused(to.to_owned()),

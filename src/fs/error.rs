@@ -254,8 +254,8 @@ pub enum FsError {
     },
     /// A copy that would leave its destination's filesystem with less free than copies keep.
     #[error(
-        "Copying '{path}' would take {needs} bytes of disk where {free} are free, leaving less than the {keeps} bytes copies keep free (a tenth of the filesystem, at most {max} GiB); free space on the destination's filesystem first, or copy something smaller",
-        max = crate::root::FREE_SPACE_RESERVE >> 30
+        "Copying '{path}' would take {needs} bytes of disk where {free} are free{reserve}; free space on the destination's filesystem first, or copy something smaller",
+        reserve = reserve_words(*keeps, *cap)
     )]
     CopyNoSpace {
         /// The source as given.
@@ -266,6 +266,8 @@ pub enum FsError {
         free: u64,
         /// The bytes a copy leaves free there.
         keeps: u64,
+        /// The most a copy leaves free on any filesystem (`--copy-reserve-bytes`).
+        cap: u64,
     },
     /// A file `copy` may not read.
     #[error("'{0}' cannot be read by this server (its permissions), so nothing was copied")]
@@ -543,4 +545,20 @@ fn written_as(given: &str) -> String {
 /// `n` and the noun that goes with it: `1 file`, `2 files`.
 pub(super) fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// How a no-room refusal names the reserve copies keep: nothing when there is none, the cap
+/// in whole GiB when it is one (the default), in bytes otherwise.
+fn reserve_words(keeps: u64, cap: u64) -> String {
+    if keeps == 0 {
+        return String::new();
+    }
+    let cap = if cap.is_multiple_of(1 << 30) {
+        format!("{} GiB", cap >> 30)
+    } else {
+        format!("{cap} bytes")
+    };
+    format!(
+        ", leaving less than the {keeps} bytes copies keep free (a tenth of the filesystem, at most {cap})"
+    )
 }

@@ -37,6 +37,13 @@ pub const FS_READERS: [&str; 7] = ["read", "list", "glob", "grep", "map", "symbo
 /// The mutating tools.
 pub const FS_MUTATORS: [&str; 6] = ["write", "edit", "mkdir", "move", "copy", "delete"];
 
+/// What every fs server here is started with besides its own flags: no free-space reserve
+/// for copies, so a copy does not depend on how full the machine's disk is (CI has run with
+/// under 1 GiB free, less than the default reserve). A copy still never takes more than is
+/// free; the default reserve is tested on a filesystem of known size
+/// (`a_copy_leaves_its_filesystem_room`).
+pub const NO_COPY_RESERVE: [&str; 2] = ["--copy-reserve-bytes", "0"];
+
 /// Starts a server offering the fs tools over the whole tree.
 pub fn fs_server(tree: &Tree) -> Server {
     fs_server_with(tree, &[])
@@ -45,6 +52,7 @@ pub fn fs_server(tree: &Tree) -> Server {
 /// [`fs_server`] with extra command-line arguments.
 pub fn fs_server_with(tree: &Tree, extra: &[&str]) -> Server {
     let mut args = vec!["--tools", "fs", "--include", "**"];
+    args.extend_from_slice(&NO_COPY_RESERVE);
     args.extend_from_slice(extra);
     Server::start(tree.path(), &args)
 }
@@ -53,6 +61,7 @@ pub fn fs_server_with(tree: &Tree, extra: &[&str]) -> Server {
 /// `--include '**'` added.
 pub fn fs_server_selecting(tree: &Tree, selection: &[&str]) -> Server {
     let mut args = vec!["--tools", "fs"];
+    args.extend_from_slice(&NO_COPY_RESERVE);
     args.extend_from_slice(selection);
     Server::start(tree.path(), &args)
 }
@@ -177,6 +186,8 @@ pub fn fs_server_keyed(tree: &Tree) -> Server {
             "**",
             "--cursor-key-env",
             KEY_ENV,
+            NO_COPY_RESERVE[0],
+            NO_COPY_RESERVE[1],
         ],
         &[(KEY_ENV, super::TEST_KEY)],
     )

@@ -25,17 +25,11 @@ use super::{Identity, Location, Node, ReadFile, RelPath, Root, RootError, SeenTr
 /// of its own bounds it.
 pub const MAX_COPY_BYTES: u64 = 1 << 30;
 
-/// The most free space a copy must leave on its destination's filesystem. A copy is refused,
-/// before anything is written, when the bytes it would allocate would leave less free than
-/// [`free_space_reserve`] of the filesystem's size: the smaller of this and a tenth of it. So
-/// copies, which no other bound stops from being made again and again, cannot fill the disk
-/// the root (and whatever shares its filesystem) lives on.
-pub const FREE_SPACE_RESERVE: u64 = 1 << 30;
-
 /// The free space a copy leaves on a filesystem of `total` bytes: a tenth of it, at most
-/// [`FREE_SPACE_RESERVE`].
-pub fn free_space_reserve(total: u64) -> u64 {
-    (total / 10).min(FREE_SPACE_RESERVE)
+/// `cap` (`--copy-reserve-bytes`). A copy is refused, before anything is written, when the
+/// bytes it would allocate would leave less free than this.
+pub fn free_space_reserve(total: u64, cap: u64) -> u64 {
+    (total / 10).min(cap)
 }
 
 /// Why a copy copied nothing. Paths are below the source (empty for the source itself).
@@ -117,7 +111,7 @@ impl Root {
                 }
                 let source = self.open_source(from.dir(), from.path(), &info.identity)?;
                 let stat = crate::sys::fs::fstat(source.fd()).map_err(|_| CopyError::Changed)?;
-                leaves_room(to.dir(), super::extents::allocated(&stat))?;
+                self.leaves_room(to.dir(), super::extents::allocated(&stat))?;
                 let (temp_name, temp) =
                     super::mutate::create_temp(to.dir(), 0o600).map_err(|_| CopyError::Failed)?;
                 let written = copy_bytes(&source, &temp, info.mode)
@@ -163,7 +157,7 @@ impl Root {
     ) -> Result<Copied, CopyError> {
         let to_name = to.name().ok_or(CopyError::Failed)?;
         let allocated = self.plan(from, seen, to)?;
-        leaves_room(to.dir(), allocated)?;
+        self.leaves_room(to.dir(), allocated)?;
         // Held open, and so locked against a sweep, until the copy is in place or gone.
         let (temp_name, _held) = make_temp_dir(to.dir())?;
         let built = self.build(from, seen, to.dir(), &temp_name);
@@ -445,18 +439,21 @@ fn copy_bytes(source: &ReadFile, copy: &OwnedFd, mode: u32) -> Result<u64, CopyE
     Ok(done)
 }
 
-/// Refuses a copy that would take `needs` bytes of the filesystem holding `dir` and leave less
-/// free there than [`free_space_reserve`]. Where the system gives no reading, nothing is
-/// refused (the copy then stops at a full disk like any write, and removes what it built).
-fn leaves_room(dir: BorrowedFd<'_>, needs: u64) -> Result<(), CopyError> {
-    let Some((free, total)) = crate::platform::free_space(dir) else {
-        return Ok(());
-    };
-    let keeps = free_space_reserve(total);
-    if needs.saturating_add(keeps) > free {
-        return Err(CopyError::NoSpace { needs, free, keeps });
+impl Root {
+    /// Refuses a copy that would take `needs` bytes of the filesystem holding `dir` and leave
+    /// less free there than [`free_space_reserve`]. Where the system gives no reading, nothing
+    /// is refused (the copy then stops at a full disk like any write, and removes what it
+    /// built).
+    fn leaves_room(&self, dir: BorrowedFd<'_>, needs: u64) -> Result<(), CopyError> {
+        let Some((free, total)) = crate::platform::free_space(dir) else {
+            return Ok(());
+        };
+        let keeps = free_space_reserve(total, self.limits().copy_reserve_bytes);
+        if needs.saturating_add(keeps) > free {
+            return Err(CopyError::NoSpace { needs, free, keeps });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Creates the link `name` in `dir` with `target`; an existing name is never replaced.
@@ -513,9 +510,15 @@ mod tests {
     use crate::Selector;
     use crate::limits::Limits;
 
+    /// A root with no copy reserve, so these tests do not depend on how full the machine's
+    /// disk is.
     fn root_over(dir: &std::path::Path) -> Root {
         let selector = Selector::new(&["**".to_owned()], &[], true);
-        Root::open(dir, selector, Limits::default()).unwrap()
+        let limits = Limits {
+            copy_reserve_bytes: 0,
+            ..Limits::default()
+        };
+        Root::open(dir, selector, limits).unwrap()
     }
 
     fn names(dir: &std::path::Path) -> Vec<String> {

@@ -48,7 +48,7 @@ pub mod workers;
 use crate::sys::fd::OwnedFd;
 use std::path::Path;
 
-pub use copy::{Copied, CopyError, FREE_SPACE_RESERVE, MAX_COPY_BYTES, free_space_reserve};
+pub use copy::{Copied, CopyError, MAX_COPY_BYTES, free_space_reserve};
 pub use deadline::{
     Call, Progress, check as check_deadline, current as current_call, with_deadline,
 };

@@ -18,6 +18,10 @@ pub const MIN_RESULT_BYTES: u64 = 48_000;
 /// Largest `--max-image-bytes`: 32 MiB, whose base64 (about 43 MiB) stays well inside the
 /// 64 MiB a message line may take.
 pub const MAX_IMAGE_BYTES: u64 = 32 << 20;
+/// Default `--copy-reserve-bytes`: copies leave a tenth of their filesystem free, at most
+/// 1 GiB, so copies, which no other bound stops from being made again and again, cannot
+/// fill the disk the root (and whatever shares its filesystem) lives on.
+pub const DEFAULT_COPY_RESERVE_BYTES: u64 = 1 << 30;
 
 /// The bounds one root enforces on every traversal, read, scan, result and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +52,10 @@ pub struct Limits {
     /// Largest image `fs_read` returns as an image (`--max-image-bytes`); an image is not
     /// held to `max_result_bytes`, which bounds text.
     pub max_image_bytes: u64,
+    /// The most free space a copy must leave on its destination's filesystem
+    /// (`--copy-reserve-bytes`): a copy leaves a tenth of the filesystem free, at most this.
+    /// 0 drops the reserve; a copy is still refused when it would take more than is free.
+    pub copy_reserve_bytes: u64,
     /// Which of the walk ceilings (`max_files`, `max_directories`, `max_entries`) the
     /// configuration named, by a flag or a config key: the model-facing tools' walks stop only
     /// at a named one (see [`Limits::named_ceilings`]).
@@ -91,6 +99,7 @@ impl Default for Limits {
             max_cursor_hash_bytes: 16_777_216,
             max_call_seconds: 60,
             max_image_bytes: 5 << 20,
+            copy_reserve_bytes: DEFAULT_COPY_RESERVE_BYTES,
             named: NamedCeilings::default(),
         }
     }
@@ -114,7 +123,7 @@ pub struct LimitSpec {
 }
 
 /// Every limit, in the order of [`Limits`]' fields.
-pub const LIMIT_SPECS: [LimitSpec; 12] = [
+pub const LIMIT_SPECS: [LimitSpec; 13] = [
     LimitSpec {
         key: "max_files",
         name: "file limit",
@@ -198,6 +207,13 @@ pub const LIMIT_SPECS: [LimitSpec; 12] = [
         flag: "--max-image-bytes",
         min: 1,
         max: MAX_IMAGE_BYTES,
+    },
+    LimitSpec {
+        key: "copy_reserve_bytes",
+        name: "copy reserve",
+        flag: "--copy-reserve-bytes",
+        min: 0,
+        max: MAX_SAFE_INTEGER,
     },
 ];
 
@@ -294,6 +310,7 @@ impl Limits {
             "max_cursor_hash_bytes" => &mut self.max_cursor_hash_bytes,
             "max_call_seconds" => &mut self.max_call_seconds,
             "max_image_bytes" => &mut self.max_image_bytes,
+            "copy_reserve_bytes" => &mut self.copy_reserve_bytes,
             _ => unreachable!("every LimitSpec key names a field"),
         }
     }

@@ -33,7 +33,7 @@ const PTC_FLAGS: [&str; 7] = [
 ];
 
 /// The flags only fsmcp has, besides the HTTP limit flags.
-const OWN_FLAGS: [&str; 16] = [
+const OWN_FLAGS: [&str; 17] = [
     "--tools",
     "--prefix",
     "--read-only",
@@ -50,6 +50,7 @@ const OWN_FLAGS: [&str; 16] = [
     "--allow-host",
     "--max-call-seconds",
     "--max-image-bytes",
+    "--copy-reserve-bytes",
 ];
 
 /// Whether `token` is a flag ptc-fs-mcp does not have.
@@ -86,10 +87,11 @@ pub(super) fn unknown_option(flag: &str, drop_in: bool) -> ConfigError {
     }
 }
 
-/// A limit's value: decimal digits without a leading zero, at most 2^53 − 1. `--max-depth` alone
-/// also takes `0`, since a walk that stays in the root is meaningful.
+/// A limit's value: decimal digits without a leading zero, at most 2^53 − 1. The limits whose
+/// range starts at 0 also take `0`: `--max-depth` (a walk that stays in the root is
+/// meaningful) and `--copy-reserve-bytes` (no reserve).
 pub(super) fn parse_count(flag: &str, value: &str) -> Result<u64, ConfigError> {
-    if flag == "--max-depth" && value == "0" {
+    if value == "0" && LimitSpec::by_flag(flag).is_some_and(|spec| spec.min == 0) {
         return Ok(0);
     }
     let digits = value.as_bytes();

@@ -45,6 +45,8 @@ Options:
   --max-cursor-hash-bytes <n>  Uncached bytes a deterministic call may hash. Default {max_cursor_hash_bytes}.
   --max-call-seconds <n>       Seconds one call may spend walking and reading. Default {max_call_seconds}.
   --max-image-bytes <n>        Largest image fs_read returns as an image. Default {max_image_bytes}.
+  --copy-reserve-bytes <n>     Copies leave a tenth of the disk free, at most n bytes (0: none).
+                               Default {copy_reserve_bytes}.
   --tools <set>                Tools to offer: ptc, fs or ptc,fs. Default ptc.
   --prefix <name>              Prefix of the fs tool names ('' for none). Default {DEFAULT_PREFIX}.
   --read-only                  Offer no tool that modifies files.
@@ -85,6 +87,7 @@ diagnostics go to stderr.",
         max_cursor_hash_bytes = d.max_cursor_hash_bytes,
         max_call_seconds = d.max_call_seconds,
         max_image_bytes = d.max_image_bytes,
+        copy_reserve_bytes = d.copy_reserve_bytes,
     )
 }
 

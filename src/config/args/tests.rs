@@ -261,6 +261,8 @@ fn every_flag_lands_in_its_field() {
         "9007199254740991",
         "--max-image-bytes",
         "12",
+        "--copy-reserve-bytes",
+        "0",
         "--cursor-key-env",
         "_KEY_1",
         "--tools",
@@ -298,6 +300,7 @@ fn every_flag_lands_in_its_field() {
             max_cursor_hash_bytes: MAX_SAFE_INTEGER,
             max_call_seconds: 60,
             max_image_bytes: 12,
+            copy_reserve_bytes: 0,
             named: NamedCeilings {
                 files: true,
                 directories: true,

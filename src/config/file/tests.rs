@@ -104,7 +104,7 @@ fn every_key_lands_in_its_field() {
              "limits": {"max_files": 1, "max_directories": 2, "max_depth": 0, "max_entries": 4,
                         "max_file_bytes": 5, "max_read_bytes": 6, "max_scan_bytes": 16384,
                         "max_result_bytes": 48000, "max_write_bytes": 9, "max_cursor_hash_bytes": 10,
-                        "max_image_bytes": 11}},
+                        "max_image_bytes": 11, "copy_reserve_bytes": 12}},
             {"root": "/abs", "include": ["**"], "tools": ["fs"], "prefix": "docs"}
         ]}"#);
     assert_eq!(
@@ -135,6 +135,7 @@ fn every_key_lands_in_its_field() {
                 max_cursor_hash_bytes: 10,
                 max_call_seconds: 60,
                 max_image_bytes: 11,
+                copy_reserve_bytes: 12,
                 named: NamedCeilings {
                     files: true,
                     directories: true,
