@@ -795,7 +795,12 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.tree.path()).status();
+        // Lazily: a server still holding it (a test that failed before dropping its server)
+        // must not leave the mount behind.
+        let _ = Command::new("umount")
+            .arg("-l")
+            .arg(self.tree.path())
+            .status();
     }
 }
 

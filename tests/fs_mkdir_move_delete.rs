@@ -884,6 +884,12 @@ fn secrets_excluded_caches_and_repositories_do_not_travel() {
             &[],
             "pkg/.git",
         ),
+        // A dependency's own repository, inside a directory that would travel.
+        (
+            package_tree().file("pkg/web/node_modules/dep/.git/HEAD", "ref: main\n"),
+            &[],
+            "pkg/web/node_modules/dep/.git",
+        ),
     ];
     for (tree, flags, entry) in cases {
         let before = snapshot(tree.path());

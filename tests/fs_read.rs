@@ -1052,6 +1052,72 @@ fn several_files_are_read_in_one_call_each_with_its_revision() {
     );
 }
 
+/// However many parts a several-file read has, and whatever they say, the whole result
+/// (headers, refusals, revisions) stays within `--max-result-bytes`; parts that find no room
+/// are named by index, and every path is either shown or named. Before, only the files' text
+/// was held to the budget: fifty long paths that do not exist answered about 100 KB, and
+/// fifty small files passed the limit by their revisions.
+#[test]
+fn several_files_never_pass_the_result_limit() {
+    let mut tree = Tree::new();
+    let body = "x".repeat(1_000) + "\n";
+    for n in 0..50 {
+        tree = tree.file(&format!("f{n:02}.txt"), &body);
+    }
+    let mut server = fs_server(&tree);
+    let long = |n: usize| format!("{}/{}/missing-{n:02}.txt", "d".repeat(250), "e".repeat(250));
+    let small: Vec<String> = (0..50).map(|n| format!("f{n:02}.txt")).collect();
+    let missing: Vec<String> = (0..50).map(long).collect();
+    let mixed: Vec<String> = (0..50)
+        .map(|n| {
+            if n % 2 == 0 {
+                small[n].clone()
+            } else {
+                long(n)
+            }
+        })
+        .collect();
+    for (name, paths) in [("small", &small), ("missing", &missing), ("mixed", &mixed)] {
+        let result = server.call_result("fs_read", json!({ "paths": paths }));
+        let size = serde_json::to_string(&result).unwrap().len();
+        assert!(size <= 48_000, "{name}: the result is {size} bytes");
+        assert_ne!(result.get("isError"), Some(&json!(true)), "{name}");
+        let text = result["content"][0]["text"].as_str().expect("text");
+        let revisions = result["structuredContent"]["revisions"]
+            .as_object()
+            .expect("revisions");
+        // Every path is shown, or named in the closing notice with all after it.
+        let shown = (0..50)
+            .take_while(|&i| text.contains(&format!("==> {} <==\n", paths[i])))
+            .count();
+        if shown < 50 {
+            let notice = if shown == 49 {
+                "[the answer is full: paths[49] was not read; read it in another call]".to_owned()
+            } else {
+                format!(
+                    "[the answer is full: paths[{shown}] to paths[49] were not read; read them in \
+                     another call]"
+                )
+            };
+            assert!(
+                text.ends_with(&notice),
+                "{name}: {}",
+                &text[text.len() - 200..]
+            );
+            assert!(shown > 10, "{name}: only {shown} parts");
+        }
+        for (i, path) in paths.iter().enumerate().take(shown) {
+            let has_revision = revisions.contains_key(&format!("paths[{i}]"));
+            assert_eq!(has_revision, path.starts_with('f'), "{name}: paths[{i}]");
+        }
+        assert_eq!(
+            revisions.len(),
+            (0..shown).filter(|&i| paths[i].starts_with('f')).count()
+        );
+        println!("{name}: {shown} of 50 parts, {size} bytes");
+    }
+}
+
 #[test]
 fn several_files_share_one_answer_budget() {
     // Ten files of 10 KB: more than one answer holds. Each is shown, each cut to its share,
@@ -1110,6 +1176,120 @@ fn several_files_share_one_answer_budget() {
         "lines shown per file: {shown:?}"
     );
 }
+/// Follows the footers of line 1 of `path` from the part a whole read showed (`first`, the
+/// line's bytes 1 to `first.len()`), reading on by `column` until the line's `len` bytes are
+/// all shown; each footer must name exactly the bytes its part holds. The line rebuilt, and
+/// how many parts it took.
+fn follow_columns(
+    server: &mut Server,
+    path: &str,
+    first: &str,
+    len: usize,
+    total: u64,
+) -> (String, usize) {
+    let mut joined = first.to_owned();
+    let mut column = first.len() + 1;
+    let mut parts = 1;
+    loop {
+        let text = read(server, json!({"path": path, "offset": 1, "column": column}));
+        let (body, footer) = text.rsplit_once("\n\n").expect("a footer");
+        let part = body.strip_prefix("1\t").expect("line 1");
+        joined.push_str(part);
+        parts += 1;
+        let to = column - 1 + part.len();
+        let place = format!("[line 1 of {total} total, bytes {column}-{to} of {len}");
+        assert!(footer.starts_with(&place), "{footer} vs {place}");
+        match footer.strip_suffix(&format!("; continue with offset 1 and column {}]", to + 1)) {
+            Some(_) => column = to + 1,
+            None => {
+                assert_eq!(footer, format!("{place}; the next line is offset 2]"));
+                return (joined, parts);
+            }
+        }
+        assert!(parts < 20, "too many parts");
+    }
+}
+
+/// A long first line after a BOM, or ended by CRLF, is read in parts as any other: the BOM
+/// is the file's, not the line's, and the `\r` is not the line's either, so the bytes and
+/// columns the footers name are the line's own (grep's `match at byte` counts them so), and
+/// following them gives the line back byte for byte. Before, a BOM shifted every part by
+/// three bytes, and a CRLF line that just fit one answer named a column past its end.
+#[test]
+fn a_long_line_after_a_bom_or_before_a_crlf_is_read_in_exact_parts() {
+    let line: String = "const a=\"é€\";".repeat(20_000);
+    // Fits one answer (45,952 bytes) with its CRLF, but leaves no room for a footer.
+    let snug = "a".repeat(45_752);
+    let tree = Tree::new()
+        .file("bom.js", format!("\u{feff}{line}\nnext\n"))
+        .file("crlf.js", format!("{line}\r\nnext\r\n"))
+        .file("snug.txt", format!("{snug}\r\n{}\r\n", "b".repeat(300)));
+    let mut server = fs_server(&tree);
+    for (path, line) in [("bom.js", &line), ("crlf.js", &line), ("snug.txt", &snug)] {
+        let text = read(&mut server, json!({"path": path}));
+        let (first, footer) = text.rsplit_once("\n\n").expect("a footer");
+        assert!(
+            line.starts_with(first),
+            "{path}: the first part is the line's start"
+        );
+        let place = format!(
+            "[line 1 of 2 total, bytes 1-{} of {}",
+            first.len(),
+            line.len()
+        );
+        if first.len() == line.len() {
+            // The whole line fit, its `\r` not counted.
+            assert_eq!(
+                footer,
+                format!("{place}; the next line is offset 2]"),
+                "{path}"
+            );
+            continue;
+        }
+        assert_eq!(
+            footer,
+            format!(
+                "{place}; continue with offset 1 and column {}]",
+                first.len() + 1
+            ),
+            "{path}"
+        );
+        let (joined, parts) = follow_columns(&mut server, path, first, line.len(), 2);
+        assert_eq!(&joined, line, "{path}: {parts} parts");
+        // A window from the line's start names the same bytes as the whole read.
+        let text = read(&mut server, json!({"path": path, "offset": 1}));
+        let (body, footer) = text.rsplit_once("\n\n").expect("a footer");
+        let part = body.strip_prefix("1\t").expect("line 1");
+        assert!(line.starts_with(part), "{path}");
+        assert!(
+            footer.starts_with(&format!(
+                "[line 1 of 2 total, bytes 1-{} of {}; continue with offset 1 and column {}]",
+                part.len(),
+                line.len(),
+                part.len() + 1
+            )),
+            "{path}: {footer}"
+        );
+    }
+    // grep counts the same bytes: its match in the BOM file is where read's column finds it.
+    let text = fs_text(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": "a=\"é€\";const a=\"é€\";$", "regex": true, "path": "bom.js"}),
+    );
+    let at: usize = text
+        .rsplit_once("match at byte ")
+        .and_then(|(_, rest)| rest.trim_end_matches(']').parse().ok())
+        .unwrap_or_else(|| panic!("no match position in {text}"));
+    let text = read(
+        &mut server,
+        json!({"path": "bom.js", "offset": 1, "column": at}),
+    );
+    assert!(
+        text.starts_with("1\ta=\"é€\";const a=\"é€\";\n\n"),
+        "{text}"
+    );
+}
 
 /// A line longer than any answer is read in parts by following `column`: the parts joined are
 /// the line's exact text, each cut at a character, and grep's `match at byte M` is a column.
@@ -1140,30 +1320,7 @@ fn a_long_line_is_read_in_parts_by_column() {
         )
     );
     // Following the footers gives the line back, byte for byte.
-    let mut joined = first.to_owned();
-    let mut column = first.len() + 1;
-    let mut parts = 1;
-    loop {
-        let text = read(
-            &mut server,
-            json!({"path": "min.js", "offset": 1, "column": column}),
-        );
-        let (body, footer) = text.rsplit_once("\n\n").expect("a footer");
-        let part = body.strip_prefix("1\t").expect("line 1");
-        joined.push_str(part);
-        parts += 1;
-        let to = column - 1 + part.len();
-        let place = format!("[line 1 of 2 total, bytes {column}-{to} of {}", line.len());
-        assert!(footer.starts_with(&place), "{footer} vs {place}");
-        match footer.strip_suffix(&format!("; continue with offset 1 and column {}]", to + 1)) {
-            Some(_) => column = to + 1,
-            None => {
-                assert_eq!(footer, format!("{place}; the next line is offset 2]"));
-                break;
-            }
-        }
-        assert!(parts < 20, "too many parts");
-    }
+    let (joined, parts) = follow_columns(&mut server, "min.js", first, line.len(), 2);
     assert_eq!(joined, line);
     assert!(parts >= 6, "{parts} parts");
     // A column inside a character starts at the next one.

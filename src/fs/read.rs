@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use self::image::Format;
 use super::answer::{FsAnswer, RESULT_HEADROOM};
+use super::edit::BOM;
 use super::locate::FsPath;
 use super::revision::{Revision, revisions_value};
 use super::{Fs, FsError, Kind, OverLimit, Published, answer, str_arg};
@@ -309,6 +310,9 @@ fn feed(
     let mut utf8 = Utf8Stream::default();
     let mut block = vec![0u8; BLOCK];
     let mut offset = from;
+    // A leading BOM is the file's, not its first line's: it is hashed but never shown or
+    // counted, so columns and lengths are the line's as grep (which drops it too) counts them.
+    let mut at_start = from == 0;
     let not_text = || FsError::NotText(given.to_owned());
     loop {
         if early && scan.complete() {
@@ -322,7 +326,11 @@ fn feed(
         let bytes = &block[..n];
         scan.hasher_update(bytes);
         utf8.push(bytes).map_err(|_| not_text())?;
-        let mut start = 0;
+        let mut start = if std::mem::take(&mut at_start) && bytes.starts_with(BOM.as_bytes()) {
+            BOM.len()
+        } else {
+            0
+        };
         for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(n)) {
             let piece = &bytes[start..end];
             // The part of this piece at or after `from` in its line.
@@ -475,11 +483,6 @@ impl Scan {
         } else {
             content.strip_suffix('\r').unwrap_or(content)
         };
-        let content = if number == 1 && self.shift == 0 && from == 0 {
-            content.strip_prefix('\u{feff}').unwrap_or(content)
-        } else {
-            content
-        };
         let label = number as i64 + self.shift;
         let shown = format!("{label}\t{content}");
         // The joining newline travels escaped, as two bytes.
@@ -546,15 +549,17 @@ impl Scan {
             return;
         }
         // Not even the first line leaves room for one: a part of the first line.
+        // Its CRLF's `\r` is neither shown nor counted, as in every other part.
         let (first_line, len) = if self.whole_lines == 0 {
+            let content = if newline && !truncated {
+                content.strip_suffix('\r').unwrap_or(content)
+            } else {
+                content
+            };
             (content.to_owned(), len)
         } else {
-            let line = self
-                .whole_text
-                .split('\n')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
+            let line = self.whole_text.split('\n').next().unwrap_or_default();
+            let line = line.strip_suffix('\r').unwrap_or(line).to_owned();
             let len = line.len();
             (line, len)
         };
@@ -582,9 +587,8 @@ impl Scan {
         let total = self.lines;
         if whole {
             let text = self.whole_text;
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             if !self.whole_cut {
-                return text.to_owned();
+                return text;
             }
             if let Some(piece) = self.piece {
                 return format!("{text}\n\n{}", piece.footer(total));

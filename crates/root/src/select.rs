@@ -263,7 +263,8 @@ impl Selector {
 
     /// Whether `path` is hidden only because it lies in a rebuilt directory: one of the
     /// built-in excluded directories but the `KEPT_DIRECTORIES` is the path or an ancestor
-    /// (by name, without regard to case, as the built-in excludes match). Such an entry may
+    /// (by name, without regard to case, as the built-in excludes match), and none of the
+    /// `KEPT_DIRECTORIES` is, at any depth. Such an entry may
     /// travel with the tree holding it, or go with it. Never for a
     /// path an operator exclude matches, a credential the built-in file excludes name, or
     /// anything when the built-in excludes are off.
@@ -274,9 +275,14 @@ impl Selector {
         let named = |names: &[&str], segment: &str| {
             names.iter().any(|name| segment.eq_ignore_ascii_case(name))
         };
-        path.split('/').any(|segment| {
-            named(&DEFAULT_EXCLUDED_DIRECTORIES, segment) && !named(&KEPT_DIRECTORIES, segment)
-        }) && !self.exclude_set.is_match(path)
+        // A kept directory anywhere on the path keeps it out, even below a rebuilt one (a
+        // dependency's own `.git` inside `deps/`, a `.cargo` inside `.venv`).
+        path.split('/')
+            .any(|segment| named(&DEFAULT_EXCLUDED_DIRECTORIES, segment))
+            && !path
+                .split('/')
+                .any(|segment| named(&KEPT_DIRECTORIES, segment))
+            && !self.exclude_set.is_match(path)
             && !secrets.is_match(path)
     }
 
@@ -347,6 +353,10 @@ mod tests {
             "web/node_modules/x/key.pem",
             "private/node_modules/a.js",
             "pkg/mod.py",
+            // A repository or credentials folder inside a rebuilt one.
+            "app/deps/foo/.git/HEAD",
+            "app/node_modules/dep/.git",
+            "pkg/.venv/.cargo/credentials.toml",
         ] {
             assert!(!s.hidden_rebuilt(path), "{path}");
         }

@@ -10,6 +10,7 @@ use grep_searcher::{
 };
 
 use super::matcher::{Checked, TOO_COSTLY};
+use crate::fs::edit::BOM;
 use crate::measure::escaped_len;
 use crate::root::{ReadFile, RootError};
 
@@ -175,12 +176,12 @@ impl<F: ReadAt + ?Sized> io::Read for TextSource<'_, F> {
                     return Err(binary());
                 }
             }
-            if start == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
-                buf.copy_within(3..read, 0);
-                if read == 3 {
+            if start == 0 && bytes.starts_with(BOM.as_bytes()) {
+                buf.copy_within(BOM.len()..read, 0);
+                if read == BOM.len() {
                     continue;
                 }
-                return Ok(read - 3);
+                return Ok(read - BOM.len());
             }
             return Ok(read);
         }

@@ -10,6 +10,9 @@ const COMMON: &[&str] = &[
     "rust", "py", "js", "ts", "go", "java", "c", "cpp", "md", "json", "yaml", "toml", "sh",
 ];
 
+/// Most characters of an unknown type's name a refusal repeats (ripgrep's longest is 16).
+const SHOWN_CHARS: usize = 64;
+
 /// The files of one ripgrep file type.
 #[derive(Debug)]
 pub(super) struct FileType(Types);
@@ -26,8 +29,13 @@ impl FileType {
             .map(|def| def.name().to_owned())
             .collect();
         if !defined.iter().any(|defined| defined == name) {
+            // The name is echoed, but not a name of megabytes.
+            let shown = match name.char_indices().nth(SHOWN_CHARS) {
+                Some((end, _)) => format!("{}…", &name[..end]),
+                None => name.to_owned(),
+            };
             return Err(FsError::UnknownFileType(
-                name.to_owned(),
+                shown,
                 nearest_types(name, &defined),
             ));
         }
@@ -106,5 +114,12 @@ mod tests {
             offered.starts_with("the names are ripgrep's (rg --type-list), such as 'rust', 'py'"),
             "{offered}"
         );
+        // Ten megabytes of name cost their length, and are not echoed whole.
+        let FsError::UnknownFileType(name, _) =
+            FileType::named(&"é".repeat(5_000_000)).unwrap_err()
+        else {
+            panic!("an unknown type");
+        };
+        assert_eq!(name, format!("{}…", "é".repeat(SHOWN_CHARS)));
     }
 }
