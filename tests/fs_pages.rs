@@ -276,3 +276,122 @@ fn an_after_outside_the_root_is_refused() {
         );
     }
 }
+
+/// Every page of `tool` with `args`, each whole result measured: none may pass the result
+/// limit (48,000 bytes), notice and all.
+fn measured_pages(server: &mut Server, tool: &str, args: Value) -> Vec<String> {
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let mut call = args.clone();
+        if let Some(after) = &after {
+            call["after"] = json!(after);
+        }
+        let result = server.call_result(tool, call);
+        let size = serde_json::to_string(&result).expect("JSON").len();
+        assert!(
+            size <= 48_000,
+            "{tool}: page {} is {size} bytes",
+            pages.len() + 1
+        );
+        let text = result["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
+        let next = next_after(&text);
+        pages.push(text);
+        match next {
+            Some(next) => after = Some(next),
+            None => return pages,
+        }
+        assert!(pages.len() < 200, "{tool}: more than 200 pages");
+    }
+}
+
+/// A cut answer keeps room for the `after` its notice names, however long the path: deep
+/// paths of CJK names (about 3 KB each) page within the result limit, every entry once.
+/// Before, the notice was added after the lines had taken the budget, and a page could pass
+/// the limit by the length of its last path.
+#[test]
+fn pages_of_long_paths_stay_within_the_result_limit() {
+    let name = |n: usize| format!("{n:02}{}", "語".repeat(80));
+    let deep: String = (0..11).map(name).collect::<Vec<_>>().join("/");
+    let mut tree = Tree::new();
+    for f in 0..250 {
+        tree = tree.file(&format!("{deep}/{f:03}{}.txt", "文".repeat(66)), "x\n");
+    }
+    let mut server = fs_server_with(&tree, &[]);
+    let files: Vec<String> = (0..250)
+        .map(|f| format!("{deep}/{f:03}{}.txt", "文".repeat(66)))
+        .collect();
+    let pages = measured_pages(&mut server, "fs_glob", json!({"pattern": "**"}));
+    assert!(pages.len() > 10, "{} pages", pages.len());
+    assert_eq!(union(&pages), files);
+    let pages = measured_pages(&mut server, "fs_grep", json!({"pattern": "x"}));
+    let lines: Vec<String> = files.iter().map(|f| format!("{f}:1:x")).collect();
+    assert_eq!(union(&pages), lines);
+    let pages = measured_pages(&mut server, "fs_list", json!({"path": deep}));
+    assert!(pages.len() >= 2, "{} pages", pages.len());
+    let names: Vec<String> = (0..250)
+        .map(|f| format!("{f:03}{}.txt", "文".repeat(66)))
+        .collect();
+    assert_eq!(union(&pages), names);
+}
+
+/// A multiline match goes onto a page whole: the next page starts after the match's first
+/// line, so a page ending inside a match would lose its other lines. Pages cut by the result
+/// limit hold every line `rg -U -n` prints, each once.
+#[test]
+fn a_page_never_ends_inside_a_multiline_match() {
+    if !ripgrep_installed() {
+        return;
+    }
+    let filler = "f".repeat(900);
+    let mut tree = Tree::new();
+    for n in 0..40 {
+        let body: String = (0..6)
+            .map(|m| format!("begin {n} {m} {filler}\nmid {filler}\nend {filler}\nother\n"))
+            .collect();
+        tree = tree.file(&format!("m{n:02}.txt"), body);
+    }
+    let mut server = fs_server_with(&tree, &[]);
+    let pattern = r"begin[^\n]*\nmid[^\n]*\nend";
+    let pages = measured_pages(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": pattern, "regex": true, "multiline": true, "max-results": 1000}),
+    );
+    assert!(pages.len() > 5, "{} pages", pages.len());
+    let found: Vec<(String, u64)> = union(&pages)
+        .iter()
+        .map(|line| {
+            let (path, rest) = line.split_once(':').expect("path:N:text");
+            let (number, _) = rest.split_once(':').expect("N:text");
+            (path.to_owned(), number.parse().expect("N"))
+        })
+        .collect();
+    let output = rg()
+        .current_dir(tree.path())
+        .args([
+            "--no-ignore",
+            "--hidden",
+            "-U",
+            "-n",
+            "--sort",
+            "path",
+            "-e",
+            pattern,
+        ])
+        .output()
+        .expect("rg");
+    let expected: Vec<(String, u64)> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let (path, rest) = line.split_once(':').expect("path:N:text");
+            let (number, _) = rest.split_once(':').expect("N:text");
+            (path.to_owned(), number.parse().expect("N"))
+        })
+        .collect();
+    assert_eq!(expected.len(), 40 * 6 * 3);
+    assert_eq!(found, expected);
+}

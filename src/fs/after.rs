@@ -79,6 +79,25 @@ pub(super) fn continue_after(position: &str) -> String {
     )
 }
 
+/// The position after the whole file `path` in an answer of lines: the path itself, unless
+/// it ends in `:` and digits (`logs/run:3`), which `after` would read as a line of another
+/// path; that one is followed by the last line there can be.
+pub(super) fn past_file(path: &str) -> String {
+    match path.rsplit_once(':') {
+        Some((_, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{path}:{}", u64::MAX)
+        }
+        _ => path.to_owned(),
+    }
+}
+
+/// What naming `position` as a notice's `after` adds to an answer, measured as it travels:
+/// an answer keeps this much free for the position of its last entry, so the notice that
+/// continues it fits whatever the path (a deep path of CJK names takes kilobytes).
+pub(super) fn notice_room(position: &str) -> u64 {
+    crate::measure::escaped_len(&serde_json::Value::from(position).to_string())
+}
+
 /// A notice's `advice`, led by the `after` that continues the answer when there is a
 /// position to continue from.
 pub(super) fn or_continue(position: Option<&str>, advice: &str) -> String {
@@ -91,6 +110,16 @@ pub(super) fn or_continue(position: Option<&str>, advice: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_that_reads_as_a_line_is_written_past_its_last_line() {
+        assert_eq!(past_file("src/lib.rs"), "src/lib.rs");
+        assert_eq!(past_file("logs/run:"), "logs/run:");
+        assert_eq!(past_file("logs/run:3"), "logs/run:3:18446744073709551615");
+        let at = after("logs/run:3", Some(u64::MAX));
+        assert!(at.keeps("logs/run:3") && at.lines_shown("logs/run:3") == u64::MAX);
+        assert!(!at.keeps("logs/run"));
+    }
 
     fn after(path: &str, line: Option<u64>) -> After {
         After {

@@ -79,10 +79,16 @@ impl BudgetedLines {
     /// Appends `before` (a separator such as `--\n`, or empty) and `entry` as the next line,
     /// or, when they would not fit, stops the answer with [`Stop::Output`]. Whether it did.
     pub(super) fn push(&mut self, before: &str, entry: &str) -> bool {
+        self.push_leaving(before, entry, 0)
+    }
+
+    /// [`BudgetedLines::push`], leaving `room` escaped bytes free after the line (for the
+    /// position a closing notice would name).
+    pub(super) fn push_leaving(&mut self, before: &str, entry: &str, room: u64) -> bool {
         // Each newline travels as two bytes (`\n`).
         let joined = if self.text.is_empty() { 0 } else { 2 };
         let cost = joined + escaped_len(before) + escaped_len(entry);
-        if self.used + cost > self.budget {
+        if self.used + cost + room > self.budget {
             self.stop = Some(Stop::Output);
             return false;
         }

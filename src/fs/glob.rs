@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::after::or_continue;
+use super::after::{notice_room, or_continue};
 use super::answer::{
     FsAnswer, answer_budget, no_matches, output_stopped, rules_notice, too_deep_notice,
     walk_stopped,
@@ -121,7 +121,7 @@ impl Fs {
             let shown = shown_path(&file.path, false);
             // A joining newline travels as two bytes (`\n`).
             let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
-            if used + cost > budget {
+            if used + cost + notice_room(&file.path) > budget {
                 stopped = Some(output_stopped(
                     text.len(),
                     limits.max_result_bytes,

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::after::or_continue;
-use super::answer::{FsAnswer, walk_stopped};
+use super::after::{notice_room, or_continue};
+use super::answer::{FsAnswer, answer_budget, walk_stopped};
 use super::locate::FsPath;
 use super::revision::revisions_value;
 use super::shown::shown_path;
@@ -63,7 +63,7 @@ impl Fs {
                 None => "(empty directory)".to_owned(),
             }
         } else {
-            let budget = self.root().limits().max_result_bytes - super::answer::RESULT_HEADROOM;
+            let budget = answer_budget(self.root().limits().max_result_bytes);
             let mut shown = Vec::new();
             let mut used = 0;
             for entry in &entries {
@@ -74,7 +74,7 @@ impl Fs {
                     EntryKind::Link => format!("{name}@"),
                 };
                 used += escaped_len(&line) + 2;
-                if used > budget {
+                if used + notice_room(&entry.path) > budget {
                     break;
                 }
                 shown.push(line);

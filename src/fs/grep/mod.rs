@@ -44,7 +44,7 @@ pub use matcher::Reading;
 use matcher::{Checked, compile};
 use types::FileType;
 
-use super::after::{After, or_continue};
+use super::after::{After, notice_room, or_continue, past_file};
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
     rules_notice, too_deep_notice, walk_stopped,
@@ -139,7 +139,7 @@ impl Fs {
         let mut counter = prefilter_searcher(multiline);
         let limits = self.root().limits();
         let budget = answer_budget(limits.max_result_bytes);
-        let mut answer = Answer::new(budget, context);
+        let mut answer = Answer::new(budget, context, multiline);
         let mut too_long: Vec<String> = Vec::new();
         let mut too_costly: Vec<String> = Vec::new();
         let named = |entry: &FileEntry| {
@@ -214,7 +214,7 @@ impl Fs {
                     continue;
                 }
             };
-            answer.push_file(index, &entry.path, &hits.lines);
+            answer.push_file(index, &entry.path, &hits.lines, !hits.overflow);
             if hits.overflow {
                 answer.lines.stop = Some(Stop::Output);
             }
@@ -275,8 +275,14 @@ impl Fs {
             let narrow = "narrow the path or glob";
             // A later page walks what lies before its position too, so it gets past the
             // deadline, not a ceiling.
-            let position = searched.as_deref().filter(|_| error == RootError::Deadline);
-            let narrow = or_continue(position, narrow);
+            let position = searched
+                .as_deref()
+                .filter(|_| error == RootError::Deadline)
+                .map(|path| match query.output {
+                    GrepOutput::Lines => past_file(path),
+                    GrepOutput::Files | GrepOutput::Count => path.to_owned(),
+                });
+            let narrow = or_continue(position.as_deref(), narrow);
             text.push_str(&walk_stopped(
                 error,
                 searched.as_deref(),
@@ -453,16 +459,19 @@ struct Answer {
     /// Where a next page would start: the last match shown, as `path:N` (or the last file,
     /// for files and counts).
     resume: Option<String>,
+    /// Whether a match may span lines (`multiline`).
+    multiline: bool,
 }
 
 impl Answer {
-    fn new(budget: u64, context: Context) -> Answer {
+    fn new(budget: u64, context: Context, multiline: bool) -> Answer {
         Answer {
             lines: BudgetedLines::new(budget),
             separators: context != Context::default(),
             last: None,
             matches: 0,
             resume: None,
+            multiline,
         }
     }
 
@@ -475,31 +484,85 @@ impl Answer {
             Some(count) => format!("{shown}:{count}"),
             None => shown.into_owned(),
         };
-        if self.lines.push("", &entry) {
+        if self.lines.push_leaving("", &entry, notice_room(path)) {
             self.matches += 1;
             self.resume = Some(path.to_owned());
         }
     }
 
     /// Appends one file's lines, with `--` before a line that does not follow the previous
-    /// one; stops at the first line that would not fit.
-    fn push_file(&mut self, index: usize, path: &str, lines: &[Line]) {
-        for line in lines {
-            let separate = self.separators
-                && self
-                    .last
-                    .is_some_and(|(file, number)| file != index || line.number != number + 1);
-            let mark = if line.is_match { ':' } else { '-' };
-            let shown = shown_path(path, true);
-            let entry = format!("{shown}{mark}{}{mark}{}", line.number, line.text);
-            if !self.lines.push(if separate { "--\n" } else { "" }, &entry) {
+    /// one; stops at the first line that would not fit. A match's lines (several, for a
+    /// multiline match) go in together or not at all, so a page never ends inside a match
+    /// that the next page, starting after the match's first line, would skip; only a match
+    /// too long for any answer is shown in part. `complete` is false when the file's search
+    /// stopped for room, so its last match may be cut: in a multiline search that match is
+    /// left to the next page.
+    fn push_file(&mut self, index: usize, path: &str, lines: &[Line], complete: bool) {
+        let mut at = 0;
+        while at < lines.len() {
+            // One match's lines, or one context line.
+            let end = if lines[at].starts_match {
+                at + 1
+                    + lines[at + 1..]
+                        .iter()
+                        .take_while(|l| l.is_match && !l.starts_match)
+                        .count()
+            } else {
+                at + 1
+            };
+            let last_match = lines[at].starts_match && !lines[end..].iter().any(|l| l.starts_match);
+            if last_match && !complete && self.multiline && self.last.is_some() {
+                self.lines.stop = Some(Stop::Output);
                 return;
             }
-            self.last = Some((index, line.number));
-            if line.starts_match {
-                self.matches += 1;
-                self.resume = Some(format!("{path}:{}", line.number));
+            let group = &lines[at..end];
+            let resume = match group[0].starts_match {
+                true => Some(format!("{path}:{}", group[0].number)),
+                false => self.resume.clone(),
+            };
+            let room = resume.as_deref().map_or(0, notice_room);
+            let entries: Vec<(bool, String)> = group
+                .iter()
+                .scan(self.last, |last, line| {
+                    let separate = self.separators
+                        && last.is_some_and(|(file, number)| {
+                            file != index || line.number != number + 1
+                        });
+                    *last = Some((index, line.number));
+                    let mark = if line.is_match { ':' } else { '-' };
+                    let shown = shown_path(path, true);
+                    Some((
+                        separate,
+                        format!("{shown}{mark}{}{mark}{}", line.number, line.text),
+                    ))
+                })
+                .collect();
+            // The whole group must fit, unless nothing is shown yet (a match longer than
+            // an answer is then shown as far as it fits).
+            let cost: u64 = entries
+                .iter()
+                .map(|(separate, entry)| {
+                    2 + escaped_len(entry) + if *separate { escaped_len("--\n") } else { 0 }
+                })
+                .sum();
+            if self.last.is_some() && cost + room > self.lines.room() {
+                self.lines.stop = Some(Stop::Output);
+                return;
             }
+            for ((separate, entry), line) in entries.iter().zip(group) {
+                if !self
+                    .lines
+                    .push_leaving(if *separate { "--\n" } else { "" }, entry, room)
+                {
+                    return;
+                }
+                self.last = Some((index, line.number));
+                if line.starts_match {
+                    self.matches += 1;
+                    self.resume.clone_from(&resume);
+                }
+            }
+            at = end;
         }
     }
 }
@@ -588,8 +651,8 @@ mod tests {
         let matcher = compile(pattern, reading).expect("compiles");
         let mut searcher = searcher(context, reading.multiline);
         let hits = scan_hits(&mut searcher, &matcher, bytes, budget(quota)).expect("text");
-        let mut answer = Answer::new(u64::MAX, context);
-        answer.push_file(0, "f", &hits.lines);
+        let mut answer = Answer::new(u64::MAX, context, false);
+        answer.push_file(0, "f", &hits.lines, true);
         answer.lines.text
     }
 
@@ -661,15 +724,15 @@ mod tests {
 
     #[test]
     fn separators_between_files() {
-        let mut answer = Answer::new(u64::MAX, around(1));
+        let mut answer = Answer::new(u64::MAX, around(1), false);
         let line = |number, is_match| Line {
             number,
             is_match,
             starts_match: is_match,
             text: "t".into(),
         };
-        answer.push_file(0, "a", &[line(1, true), line(2, false)]);
-        answer.push_file(1, "b", &[line(3, false), line(4, true)]);
+        answer.push_file(0, "a", &[line(1, true), line(2, false)], true);
+        answer.push_file(1, "b", &[line(3, false), line(4, true)], true);
         assert_eq!(answer.lines.text, "a:1:t\na-2-t\n--\nb-3-t\nb:4:t");
         assert_eq!(answer.matches, 2);
     }
@@ -682,9 +745,10 @@ mod tests {
             starts_match: true,
             text: "0123456789".into(),
         };
-        // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30.
-        let mut answer = Answer::new(30, Context::default());
-        answer.push_file(0, "p", &[line(1), line(2), line(3)]);
+        // "p:1:0123456789" is 14 bytes; two lines and an escaped newline are 30, and the
+        // answer keeps room for the notice's `after` of the second, "p:2".
+        let mut answer = Answer::new(30 + notice_room("p:2"), Context::default(), false);
+        answer.push_file(0, "p", &[line(1), line(2), line(3)], true);
         assert_eq!(answer.lines.text, "p:1:0123456789\np:2:0123456789");
         assert_eq!(answer.lines.stop, Some(Stop::Output));
         assert_eq!(answer.lines.used(), 30);
