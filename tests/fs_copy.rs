@@ -804,6 +804,17 @@ impl Drop for Tmpfs {
     }
 }
 
+/// An fs server on `tree` whose copies keep `--copy-reserve-bytes` `cap` (the default
+/// without one), unlike the harness's, which keep none.
+fn reserving(tree: &Tree, cap: Option<u64>) -> Server {
+    let cap = cap.map(|cap| cap.to_string());
+    let mut args = vec!["--tools", "fs", "--include", "**"];
+    if let Some(cap) = &cap {
+        args.extend(["--copy-reserve-bytes", cap]);
+    }
+    Server::start(tree.path(), &args)
+}
+
 /// A copy must leave its filesystem room: one that would take more than is free, or leave
 /// less free than a tenth of the filesystem (at most 1 GiB), is refused before anything is
 /// written, naming what it needs; a copy that fits is made, and holes cost nothing. Before,
@@ -825,7 +836,7 @@ fn a_copy_leaves_its_filesystem_room() {
     tree.put("small.txt", "small\n");
     make_sparse(tree, "holes/disk.img", 256 << 20, &[0, 128 << 20]);
     // The default reserve: this harness's fs servers drop it (NO_COPY_RESERVE).
-    let mut server = Server::start(tree.path(), &["--tools", "fs", "--include", "**"]);
+    let mut server = reserving(tree, None);
     let (_, total) = disk.space();
     let keeps = (total / 10).min(1 << 30);
     let refusal = |from: &str, needs: u64, free: u64, reserve: &str| {
@@ -889,17 +900,7 @@ fn a_copy_leaves_its_filesystem_room() {
 
     // A reserve of a few blocks, named in bytes; still more than this copy leaves.
     let small = free - on_disk("d/more.bin") + 4096;
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--tools",
-            "fs",
-            "--include",
-            "**",
-            "--copy-reserve-bytes",
-            &small.to_string(),
-        ],
-    );
+    let mut server = reserving(tree, Some(small));
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("d/more.bin", "more2.bin")),
         refusal(
@@ -912,17 +913,7 @@ fn a_copy_leaves_its_filesystem_room() {
     drop(server);
 
     // No reserve: what fits is made, what does not is still refused.
-    let mut server = Server::start(
-        tree.path(),
-        &[
-            "--tools",
-            "fs",
-            "--include",
-            "**",
-            "--copy-reserve-bytes",
-            "0",
-        ],
-    );
+    let mut server = reserving(tree, Some(0));
     assert_eq!(
         fs_error(&mut server, "fs_copy", cp("d/big.bin", "big.bin")),
         refusal("d/big.bin", on_disk("d/big.bin"), free, "")

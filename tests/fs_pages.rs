@@ -62,6 +62,8 @@ fn entries(text: &str) -> Vec<String> {
 }
 
 /// Every page of `tool` called with `args`, following `after` until an answer names none.
+/// Each whole result is measured: none may pass the result limit (48,000 bytes), notice and
+/// all.
 fn all_pages(server: &mut Server, tool: &str, args: Value) -> Vec<String> {
     let mut pages = Vec::new();
     let mut after: Option<String> = None;
@@ -70,7 +72,18 @@ fn all_pages(server: &mut Server, tool: &str, args: Value) -> Vec<String> {
         if let Some(after) = &after {
             call["after"] = json!(after);
         }
-        let text = fs_text(server, tool, call);
+        let result = server.call_result(tool, call.clone());
+        assert_ne!(result.get("isError"), Some(&json!(true)), "{tool} {call}");
+        let size = serde_json::to_string(&result).expect("JSON").len();
+        assert!(
+            size <= 48_000,
+            "{tool}: page {} is {size} bytes",
+            pages.len() + 1
+        );
+        let text = result["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
         let next = next_after(&text);
         pages.push(text);
         match next {
@@ -277,37 +290,6 @@ fn an_after_outside_the_root_is_refused() {
     }
 }
 
-/// Every page of `tool` with `args`, each whole result measured: none may pass the result
-/// limit (48,000 bytes), notice and all.
-fn measured_pages(server: &mut Server, tool: &str, args: Value) -> Vec<String> {
-    let mut pages = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let mut call = args.clone();
-        if let Some(after) = &after {
-            call["after"] = json!(after);
-        }
-        let result = server.call_result(tool, call);
-        let size = serde_json::to_string(&result).expect("JSON").len();
-        assert!(
-            size <= 48_000,
-            "{tool}: page {} is {size} bytes",
-            pages.len() + 1
-        );
-        let text = result["content"][0]["text"]
-            .as_str()
-            .expect("text")
-            .to_owned();
-        let next = next_after(&text);
-        pages.push(text);
-        match next {
-            Some(next) => after = Some(next),
-            None => return pages,
-        }
-        assert!(pages.len() < 200, "{tool}: more than 200 pages");
-    }
-}
-
 /// A cut answer keeps room for the `after` its notice names, however long the path: deep
 /// paths of CJK names (about 3 KB each) page within the result limit, every entry once.
 /// Before, the notice was added after the lines had taken the budget, and a page could pass
@@ -324,18 +306,25 @@ fn pages_of_long_paths_stay_within_the_result_limit() {
     let files: Vec<String> = (0..250)
         .map(|f| format!("{deep}/{f:03}{}.txt", "文".repeat(66)))
         .collect();
-    let pages = measured_pages(&mut server, "fs_glob", json!({"pattern": "**"}));
+    let pages = all_pages(&mut server, "fs_glob", json!({"pattern": "**"}));
     assert!(pages.len() > 10, "{} pages", pages.len());
     assert_eq!(union(&pages), files);
-    let pages = measured_pages(&mut server, "fs_grep", json!({"pattern": "x"}));
+    let pages = all_pages(&mut server, "fs_grep", json!({"pattern": "x"}));
     let lines: Vec<String> = files.iter().map(|f| format!("{f}:1:x")).collect();
     assert_eq!(union(&pages), lines);
-    let pages = measured_pages(&mut server, "fs_list", json!({"path": deep}));
+    let pages = all_pages(&mut server, "fs_list", json!({"path": deep}));
     assert!(pages.len() >= 2, "{} pages", pages.len());
     let names: Vec<String> = (0..250)
         .map(|f| format!("{f:03}{}.txt", "文".repeat(66)))
         .collect();
     assert_eq!(union(&pages), names);
+}
+
+/// The path and line number of a `path:N:text` line.
+fn path_and_line(line: &str) -> (String, u64) {
+    let (path, rest) = line.split_once(':').expect("path:N:text");
+    let (number, _) = rest.split_once(':').expect("N:text");
+    (path.to_owned(), number.parse().expect("N"))
 }
 
 /// A multiline match goes onto a page whole: the next page starts after the match's first
@@ -356,20 +345,13 @@ fn a_page_never_ends_inside_a_multiline_match() {
     }
     let mut server = fs_server_with(&tree, &[]);
     let pattern = r"begin[^\n]*\nmid[^\n]*\nend";
-    let pages = measured_pages(
+    let pages = all_pages(
         &mut server,
         "fs_grep",
         json!({"pattern": pattern, "regex": true, "multiline": true, "max-results": 1000}),
     );
     assert!(pages.len() > 5, "{} pages", pages.len());
-    let found: Vec<(String, u64)> = union(&pages)
-        .iter()
-        .map(|line| {
-            let (path, rest) = line.split_once(':').expect("path:N:text");
-            let (number, _) = rest.split_once(':').expect("N:text");
-            (path.to_owned(), number.parse().expect("N"))
-        })
-        .collect();
+    let found: Vec<(String, u64)> = union(&pages).iter().map(|l| path_and_line(l)).collect();
     let output = rg()
         .current_dir(tree.path())
         .args([
@@ -386,11 +368,7 @@ fn a_page_never_ends_inside_a_multiline_match() {
         .expect("rg");
     let expected: Vec<(String, u64)> = String::from_utf8_lossy(&output.stdout)
         .lines()
-        .map(|line| {
-            let (path, rest) = line.split_once(':').expect("path:N:text");
-            let (number, _) = rest.split_once(':').expect("N:text");
-            (path.to_owned(), number.parse().expect("N"))
-        })
+        .map(path_and_line)
         .collect();
     assert_eq!(expected.len(), 40 * 6 * 3);
     assert_eq!(found, expected);
