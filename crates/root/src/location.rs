@@ -486,6 +486,8 @@ impl Root {
             };
             let names = super::dir::read_all_names(&*dir).map_err(|_| RootError::NotServed)?;
             for name in names {
+                // One directory may hold hundreds of thousands of entries (a `node_modules`).
+                super::deadline::check()?;
                 // A name no client could spell is not served, so the tree may not go.
                 let Some(child) = name.and_then(|n| RelPath::from_walk(path.join(&n))) else {
                     return Ok(Err(Unseeable::Unspellable(path.as_str().to_owned())));
