@@ -840,9 +840,16 @@ fn a_copy_leaves_its_filesystem_room() {
     let (_, total) = disk.space();
     let keeps = (total / 10).min(1 << 30);
     let refusal = |from: &str, needs: u64, free: u64, reserve: &str| {
+        let lower = match reserve {
+            "" => "",
+            _ => {
+                ", or lower the reserve with --copy-reserve-bytes (config key \
+                 limits.copy_reserve_bytes)"
+            }
+        };
         format!(
             "Copying '{from}' would take {needs} bytes of disk where {free} are free{reserve}; \
-             free space on the destination's filesystem first, or copy something smaller"
+             free space on the destination's filesystem first, or copy something smaller{lower}"
         )
     };
     let reserve = |keeps: u64, cap: &str| {

@@ -373,3 +373,89 @@ fn a_page_never_ends_inside_a_multiline_match() {
     assert_eq!(expected.len(), 40 * 6 * 3);
     assert_eq!(found, expected);
 }
+
+/// Short paths then long ones (about 3 KB each, CJK names 11 levels deep), the long ones
+/// matching `*.txt` but for the first five (`.md`): a tree where a page can end anywhere
+/// near its limit just before a long path.
+fn short_then_long_tree() -> (Tree, String) {
+    let deep: String = (0..11)
+        .map(|n| format!("{n:02}{}", "語".repeat(80)))
+        .collect::<Vec<_>>()
+        .join("/");
+    let deep = format!("b/{deep}");
+    let mut tree = Tree::new();
+    for n in 0..3600 {
+        tree = tree.file(&format!("a/{n:05}.txt"), "x\n");
+    }
+    for f in 0..25 {
+        let ext = if f < 5 { "md" } else { "txt" };
+        tree = tree.file(&format!("{deep}/{f:03}{}.{ext}", "文".repeat(66)), "x\n");
+    }
+    (tree, deep)
+}
+
+/// Whatever the page's start, a page that ends just before a long path keeps room for the
+/// notice naming it: pages starting at every fourth short path (so the long path falls at
+/// every place near the end of the answer) each stay within the result limit, for `glob`,
+/// for `grep`, and for a `glob` stopped by `--max-files` just past a long path it walked
+/// without showing.
+#[test]
+fn a_page_ending_at_a_long_path_stays_within_the_limit_wherever_it_starts() {
+    let (tree, _) = short_then_long_tree();
+    let mut server = fs_server_with(&tree, &[]);
+    let mut ceiling = fs_server_with(&tree, &["--max-files", "3603"]);
+    // Where the long path falls near the end of the answer: a short path's line takes 13
+    // bytes in a glob, 17 in a grep (`a/NNNNN.txt:1:x`), and the answer about 45,700.
+    let mut largest = 0;
+    for (with_ceiling, tool, starts) in [
+        (false, "fs_glob", 280..600),
+        (true, "fs_glob", 60..600),
+        (false, "fs_grep", 1060..1300),
+    ] {
+        for k in starts.step_by(4) {
+            let at = format!("a/{k:05}.txt");
+            let args = match tool {
+                "fs_grep" => json!({"pattern": "x", "after": format!("{at}:1")}),
+                _ if with_ceiling => json!({"pattern": "**/*.txt", "after": at}),
+                _ => json!({"pattern": "**", "after": at}),
+            };
+            let server = if with_ceiling {
+                &mut ceiling
+            } else {
+                &mut server
+            };
+            let result = server.call_result(tool, args.clone());
+            assert_ne!(result.get("isError"), Some(&json!(true)), "{tool} {args}");
+            let size = serde_json::to_string(&result).expect("JSON").len();
+            assert!(size <= 48_000, "{tool} {args}: {size} bytes");
+            largest = largest.max(size);
+        }
+    }
+    // The sweep reached pages near the limit.
+    assert!(largest > 46_000, "the largest page was {largest} bytes");
+}
+
+/// A multiline match longer than a page, after context lines: the page shows the match in
+/// part and names a position, so the pages still reach what follows (before, context lines
+/// counted as something shown, the match was held back, and the page named no position).
+#[test]
+fn a_match_longer_than_a_page_after_context_still_leads_on() {
+    let long: String = (0..100).map(|_| "x".repeat(1000) + "\n").collect();
+    let tree = Tree::new()
+        .file("f1.txt", format!("ctx\nbegin\n{long}end\n"))
+        .file("f2.txt", "begin\nend\n");
+    let mut server = fs_server_with(&tree, &[]);
+    let pages = all_pages(
+        &mut server,
+        "fs_grep",
+        json!({"pattern": r"begin[\s\S]*?end", "regex": true, "multiline": true, "context": 1}),
+    );
+    assert!(pages.len() >= 2, "{} pages", pages.len());
+    assert!(pages[0].starts_with("f1.txt-1-ctx\nf1.txt:2:begin\nf1.txt:3:xxx"));
+    let lines = union(&pages);
+    assert!(
+        lines.ends_with(&["f2.txt:1:begin".to_owned(), "f2.txt:2:end".to_owned()]),
+        "{:?}",
+        &lines[lines.len().saturating_sub(3)..]
+    );
+}

@@ -1116,6 +1116,18 @@ fn several_files_never_pass_the_result_limit() {
         );
         println!("{name}: {shown} of 50 parts, {size} bytes");
     }
+    // A first part too long to show with others is named short, and the others are read:
+    // calling again is never the same dead end.
+    let huge = "x".repeat(30_000) + "/..";
+    let text = read(&mut server, json!({"paths": [huge, "f00.txt"]}));
+    assert_eq!(
+        text,
+        format!(
+            "==> {}… <==\n[not read: too long to show with other files; read it alone]\n\n\
+             ==> f00.txt <==\n{body}",
+            "x".repeat(60)
+        )
+    );
 }
 
 #[test]

@@ -98,6 +98,13 @@ pub(super) fn notice_room(position: &str) -> u64 {
     crate::measure::escaped_len(&serde_json::Value::from(position).to_string())
 }
 
+/// What a walk's stop notice naming `path` adds to an answer: the path twice, as the place
+/// the answer covers up to and as the position to continue after. A page near its end stops
+/// before a path whose walk notice it could not hold.
+pub(super) fn walk_notice_room(path: &str) -> u64 {
+    2 * notice_room(path)
+}
+
 /// A notice's `advice`, led by the `after` that continues the answer when there is a
 /// position to continue from.
 pub(super) fn or_continue(position: Option<&str>, advice: &str) -> String {

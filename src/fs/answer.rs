@@ -184,7 +184,7 @@ pub(super) fn too_deep_notice(too_deep: &[String], max_depth: u64) -> Option<Str
 }
 
 /// A path as answers show it, cut at 60 bytes (with `…`) so a notice stays short.
-fn shown_short(path: &str) -> String {
+pub(super) fn shown_short(path: &str) -> String {
     let mut shown = shown_path(path, false).into_owned();
     if shown.len() > 60 {
         let mut cut = 60;

@@ -254,8 +254,9 @@ pub enum FsError {
     },
     /// A copy that would leave its destination's filesystem with less free than copies keep.
     #[error(
-        "Copying '{path}' would take {needs} bytes of disk where {free} are free{reserve}; free space on the destination's filesystem first, or copy something smaller",
-        reserve = reserve_words(*keeps, *cap)
+        "Copying '{path}' would take {needs} bytes of disk where {free} are free{reserve}; free space on the destination's filesystem first, or copy something smaller{lower}",
+        reserve = reserve_words(*keeps, *cap),
+        lower = if *keeps > 0 { ", or lower the reserve with --copy-reserve-bytes (config key limits.copy_reserve_bytes)" } else { "" }
     )]
     CopyNoSpace {
         /// The source as given.

@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::after::{notice_room, or_continue};
+use super::after::{notice_room, or_continue, walk_notice_room};
 use super::answer::{
     FsAnswer, answer_budget, no_matches, output_stopped, rules_notice, too_deep_notice,
     walk_stopped,
@@ -81,6 +81,14 @@ impl Fs {
         let mut stopped = None;
         let mut last: Option<String> = None;
         let mut shown_last: Option<String> = None;
+        // The notice of a page cut for room, continuing after the last path shown.
+        let full = |text: &str, shown_last: &Option<String>| {
+            output_stopped(
+                text.len(),
+                limits.max_result_bytes,
+                &or_continue(shown_last.as_deref(), "narrow the pattern or the path"),
+            )
+        };
         let mut walk = self.root().in_order(&scope);
         // The walk goes no further than the answer: it stops at the first path that does not fit.
         while let Some(step) = walk.next() {
@@ -114,6 +122,12 @@ impl Fs {
             if after.as_ref().is_some_and(|after| !after.keeps(&file.path)) {
                 continue;
             }
+            // A walk stop's notice would name this path (twice): a page that could not hold
+            // that ends here, as a full one does.
+            if shown_last.is_some() && used + walk_notice_room(&file.path) > budget {
+                stopped = Some(full(&text, &shown_last));
+                break;
+            }
             last = Some(file.path.clone());
             if !glob.keeps(&file.path, &scope) {
                 continue;
@@ -122,11 +136,7 @@ impl Fs {
             // A joining newline travels as two bytes (`\n`).
             let cost = escaped_len(&shown) + if text.is_empty() { 0 } else { 2 };
             if used + cost + notice_room(&file.path) > budget {
-                stopped = Some(output_stopped(
-                    text.len(),
-                    limits.max_result_bytes,
-                    &or_continue(shown_last.as_deref(), "narrow the pattern or the path"),
-                ));
+                stopped = Some(full(&text, &shown_last));
                 break;
             }
             used += cost;

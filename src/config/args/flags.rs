@@ -21,7 +21,7 @@ pub(super) const ROOT_FLAGS: [&str; 10] = [
 ];
 
 /// ptc-fs-mcp's flags besides its limit flags (which are every [`LIMIT_SPECS`] flag but
-/// `--max-call-seconds`).
+/// `--max-call-seconds`, `--max-image-bytes` and `--copy-reserve-bytes`, fsmcp's own).
 const PTC_FLAGS: [&str; 7] = [
     "--root",
     "--include",

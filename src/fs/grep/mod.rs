@@ -44,10 +44,10 @@ pub use matcher::Reading;
 use matcher::{Checked, compile};
 use types::FileType;
 
-use super::after::{After, notice_room, or_continue, past_file};
+use super::after::{After, notice_room, or_continue, past_file, walk_notice_room};
 use super::answer::{
     BudgetedLines, Stop, answer_budget, max_results_stopped, no_matches, output_stopped,
-    rules_notice, too_deep_notice, walk_stopped,
+    rules_notice, shown_short, too_deep_notice, walk_stopped,
 };
 use super::file_glob::FileGlob;
 use super::locate::ScopeKind;
@@ -188,6 +188,15 @@ impl Fs {
                 break;
             }
             searched = Some(entry.path.clone());
+            // A walk stop's notice would name this file (twice, with its position): a page
+            // that could not hold that ends here, as a full one does.
+            if answer.resume.is_some()
+                && answer.lines.room() < walk_notice_room(&entry.path) + LINE_NUMBER_ROOM
+            {
+                answer.lines.stop = Some(Stop::Output);
+                searched = None;
+                break;
+            }
             let hits = match scanned {
                 Scanned::Hits(Found::Lines(hits)) => hits,
                 Scanned::Hits(Found::Count(0)) | Scanned::Skipped => continue,
@@ -496,7 +505,7 @@ impl Answer {
     /// that the next page, starting after the match's first line, would skip; only a match
     /// too long for any answer is shown in part. `complete` is false when the file's search
     /// stopped for room, so its last match may be cut: in a multiline search that match is
-    /// left to the next page.
+    /// left to the next page, once this page has a match to continue after.
     fn push_file(&mut self, index: usize, path: &str, lines: &[Line], complete: bool) {
         let mut at = 0;
         while at < lines.len() {
@@ -511,7 +520,7 @@ impl Answer {
                 at + 1
             };
             let last_match = lines[at].starts_match && !lines[end..].iter().any(|l| l.starts_match);
-            if last_match && !complete && self.multiline && self.last.is_some() {
+            if last_match && !complete && self.multiline && self.resume.is_some() {
                 self.lines.stop = Some(Stop::Output);
                 return;
             }
@@ -537,15 +546,15 @@ impl Answer {
                     ))
                 })
                 .collect();
-            // The whole group must fit, unless nothing is shown yet (a match longer than
-            // an answer is then shown as far as it fits).
+            // The whole group must fit, unless no match is shown yet (a match longer than
+            // an answer is then shown as far as it fits, so the page has a position).
             let cost: u64 = entries
                 .iter()
                 .map(|(separate, entry)| {
                     2 + escaped_len(entry) + if *separate { escaped_len("--\n") } else { 0 }
                 })
                 .sum();
-            if self.last.is_some() && cost + room > self.lines.room() {
+            if self.resume.is_some() && cost + room > self.lines.room() {
                 self.lines.stop = Some(Stop::Output);
                 return;
             }
@@ -567,11 +576,18 @@ impl Answer {
     }
 }
 
-/// Paths for a notice, each as a text answer shows it, joined by commas.
+/// Paths for a notice: the first as a text answer shows it (cut at 60 bytes), and how many
+/// more, so a notice stays short however many files it speaks of.
 fn shown_paths(paths: &[String]) -> String {
-    let shown: Vec<_> = paths.iter().map(|path| shown_path(path, false)).collect();
-    shown.join(", ")
+    let first = paths.first().map(|p| shown_short(p)).unwrap_or_default();
+    match paths.len() {
+        0 | 1 => first,
+        n => format!("{first} and {} more", n - 1),
+    }
 }
+
+/// What a `path:N` position's line number may add to a notice.
+const LINE_NUMBER_ROOM: u64 = 21;
 
 #[cfg(test)]
 mod tests {

@@ -56,9 +56,14 @@ impl FileType {
 /// What a refusal of `name` offers: the defined names within a typo of it, else a few common
 /// ones; either way where the whole list is.
 fn nearest_types(name: &str, defined: &[String]) -> String {
-    let wanted = name.to_ascii_lowercase();
+    // A name far longer than any type is near none: its length is not weighed per type.
+    let wanted = match name.len() <= SHOWN_CHARS {
+        true => name.to_ascii_lowercase(),
+        false => String::new(),
+    };
     let mut near: Vec<(usize, &str)> = defined
         .iter()
+        .filter(|_| !wanted.is_empty())
         .map(|d| (crate::spelling::edit_distance(&wanted, d), d.as_str()))
         .filter(|(distance, d)| *distance <= 2.max(d.len() / 4) || d.starts_with(&wanted))
         .collect();

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Offset;
-use crate::fs::answer::FsAnswer;
+use crate::fs::answer::{FsAnswer, shown_short};
 use crate::fs::revision::SCHEME;
 use crate::fs::shown::shown_path;
 use crate::fs::{Fs, FsError, worded};
@@ -75,6 +75,16 @@ impl Fs {
                 .as_ref()
                 .map_or(0, |r| escaped_len(&key) + escaped_len(&r.to_string()) + 4);
             let cost = escaped_len(&header) + escaped_len(&part) + 4 + revision_cost;
+            // The first part always shows something, so a call again is never the same dead
+            // end: its path cut short, and a word that it is too long to show here.
+            let (header, part, revision, cost) = if cost > remaining && text.is_empty() {
+                let header = format!("==> {} <==\n", shown_short(given));
+                let part = "[not read: too long to show with other files; read it alone]";
+                let cost = escaped_len(&header) + escaped_len(part) + 4;
+                (header, part.to_owned(), None, cost)
+            } else {
+                (header, part, revision, cost)
+            };
             if cost > remaining {
                 unread = Some(i);
                 break;
