@@ -76,6 +76,17 @@ impl BudgetedLines {
         self.used
     }
 
+    /// Whether `lines` (each with what goes before it) would all fit as the next lines,
+    /// leaving `room` escaped bytes free after them.
+    pub(super) fn fit(&self, lines: &[(&str, String)], room: u64) -> bool {
+        let cost: u64 = lines
+            .iter()
+            .enumerate()
+            .map(|(i, (before, entry))| line_cost(i == 0 && self.text.is_empty(), before, entry))
+            .sum();
+        self.used + cost + room <= self.budget
+    }
+
     /// Appends `before` (a separator such as `--\n`, or empty) and `entry` as the next line,
     /// or, when they would not fit, stops the answer with [`Stop::Output`]. Whether it did.
     pub(super) fn push(&mut self, before: &str, entry: &str) -> bool {
@@ -85,9 +96,7 @@ impl BudgetedLines {
     /// [`BudgetedLines::push`], leaving `room` escaped bytes free after the line (for the
     /// position a closing notice would name).
     pub(super) fn push_leaving(&mut self, before: &str, entry: &str, room: u64) -> bool {
-        // Each newline travels as two bytes (`\n`).
-        let joined = if self.text.is_empty() { 0 } else { 2 };
-        let cost = joined + escaped_len(before) + escaped_len(entry);
+        let cost = line_cost(self.text.is_empty(), before, entry);
         if self.used + cost + room > self.budget {
             self.stop = Some(Stop::Output);
             return false;
@@ -100,6 +109,12 @@ impl BudgetedLines {
         self.text.push_str(entry);
         true
     }
+}
+
+/// Escaped bytes `before` and `entry` take as a line of an answer, with the newline joining
+/// it to the line before unless it is the `first` (a newline travels as two bytes, `\n`).
+fn line_cost(first: bool, before: &str, entry: &str) -> u64 {
+    u64::from(!first) * 2 + escaped_len(before) + escaped_len(entry)
 }
 
 /// The answer of a search that found nothing.

@@ -507,6 +507,7 @@ impl Answer {
     /// stopped for room, so its last match may be cut: in a multiline search that match is
     /// left to the next page, once this page has a match to continue after.
     fn push_file(&mut self, index: usize, path: &str, lines: &[Line], complete: bool) {
+        let shown = shown_path(path, true);
         let mut at = 0;
         while at < lines.len() {
             // One match's lines, or one context line.
@@ -530,7 +531,8 @@ impl Answer {
                 false => self.resume.clone(),
             };
             let room = resume.as_deref().map_or(0, notice_room);
-            let entries: Vec<(bool, String)> = group
+            // Each line with what goes before it: `--` where it does not follow the last.
+            let entries: Vec<(&str, String)> = group
                 .iter()
                 .scan(self.last, |last, line| {
                     let separate = self.separators
@@ -539,30 +541,20 @@ impl Answer {
                         });
                     *last = Some((index, line.number));
                     let mark = if line.is_match { ':' } else { '-' };
-                    let shown = shown_path(path, true);
                     Some((
-                        separate,
+                        if separate { "--\n" } else { "" },
                         format!("{shown}{mark}{}{mark}{}", line.number, line.text),
                     ))
                 })
                 .collect();
             // The whole group must fit, unless no match is shown yet (a match longer than
             // an answer is then shown as far as it fits, so the page has a position).
-            let cost: u64 = entries
-                .iter()
-                .map(|(separate, entry)| {
-                    2 + escaped_len(entry) + if *separate { escaped_len("--\n") } else { 0 }
-                })
-                .sum();
-            if self.resume.is_some() && cost + room > self.lines.room() {
+            if self.resume.is_some() && !self.lines.fit(&entries, room) {
                 self.lines.stop = Some(Stop::Output);
                 return;
             }
-            for ((separate, entry), line) in entries.iter().zip(group) {
-                if !self
-                    .lines
-                    .push_leaving(if *separate { "--\n" } else { "" }, entry, room)
-                {
+            for ((before, entry), line) in entries.iter().zip(group) {
+                if !self.lines.push_leaving(before, entry, room) {
                     return;
                 }
                 self.last = Some((index, line.number));
